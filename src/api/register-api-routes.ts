@@ -1,0 +1,48 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { App, AppDependencies } from '../http/app-types.ts';
+import { registerChatRoutes } from './chat/chat.route.ts';
+
+/** Model and tool endpoints; the first prefix is documented, the others are aliases (platform-facts §6). */
+export const modelPrefixes = ['/paas/v4', '/api/paas/v4', '/api/coding/paas/v4'] as const;
+
+/** Agent endpoints, including the paths the SDKs build by appending v1/agents to their base URL. */
+export const agentPrefixes = [
+  '/v1/agents',
+  '/api/v1/agents',
+  '/paas/v4/v1/agents',
+  '/api/paas/v4/v1/agents',
+  '/api/coding/paas/v4/v1/agents',
+] as const;
+
+type RouteModule = (app: App, deps: AppDependencies) => void;
+
+const modelRouteModules: readonly RouteModule[] = [registerChatRoutes];
+
+const agentRouteModules: readonly RouteModule[] = [];
+
+export async function registerApiRoutes(app: App, deps: AppDependencies): Promise<void> {
+  await registerUnderPrefixes(app, deps, modelPrefixes, modelRouteModules);
+  await registerUnderPrefixes(app, deps, agentPrefixes, agentRouteModules);
+}
+
+async function registerUnderPrefixes(
+  app: App,
+  deps: AppDependencies,
+  prefixes: readonly string[],
+  modules: readonly RouteModule[],
+): Promise<void> {
+  for (const [index, prefix] of prefixes.entries()) {
+    await app.register(
+      async (scope) => {
+        if (index > 0) {
+          scope.addHook('onRoute', (route) => {
+            route.schema = { ...route.schema, hide: true };
+          });
+        }
+        const typed = scope.withTypeProvider<TypeBoxTypeProvider>();
+        for (const register of modules) register(typed, deps);
+      },
+      { prefix },
+    );
+  }
+}

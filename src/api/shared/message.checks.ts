@@ -1,0 +1,32 @@
+import { invalidField, missingField } from '../../core/errors/api-error.ts';
+import type { ChatMessage } from './message.schema.ts';
+import type { ChatTool } from './tool.schema.ts';
+
+/** Rules on the message list JSON Schema cannot state (spec "Message"). */
+export function checkMessages(messages: readonly Pick<ChatMessage, 'role' | 'content' | 'tool_calls'>[]): void {
+  if (messages.every((message) => message.role === 'system')) {
+    throw invalidField('messages', 'must not consist only of system messages');
+  }
+  if (messages.every((message) => message.role === 'assistant')) {
+    throw invalidField('messages', 'must not consist only of assistant messages');
+  }
+  messages.forEach((message, index) => {
+    const hasCalls = message.tool_calls !== undefined && message.tool_calls.length > 0;
+    if (message.content === undefined && !(message.role === 'assistant' && hasCalls)) {
+      throw missingField(`messages[${index}].content`);
+    }
+    if (Array.isArray(message.content)) {
+      message.content.forEach((part, partIndex) => {
+        const field = part.type;
+        if (part[field] === undefined) throw missingField(`messages[${index}].content[${partIndex}].${field}`);
+      });
+    }
+  });
+}
+
+/** Each tool carries the settings object its `type` names. */
+export function checkTools(tools: readonly ChatTool[]): void {
+  tools.forEach((tool, index) => {
+    if (tool[tool.type] === undefined) throw missingField(`tools[${index}].${tool.type}`);
+  });
+}

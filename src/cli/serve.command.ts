@@ -1,0 +1,31 @@
+import { readSettings } from '../core/config/settings.ts';
+import { buildApp } from '../http/build-app.ts';
+import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
+import { openPlatform } from '../platform/open-platform.ts';
+import type { CliFlags } from './cli-flags.ts';
+
+/** Starts the server; SIGINT/SIGTERM stop taking connections, let in-flight requests finish, then exit. */
+export async function runServe(flags: CliFlags): Promise<number> {
+  const settings = readSettings(process.env, flags);
+  const platform = await openPlatform(settings, process.env);
+  await ensureInitialKey(platform, (line) => console.log(line));
+  const app = await buildApp({ ...platform, logger: { level: process.env['LOG_LEVEL'] ?? 'info' } });
+  await app.listen({ port: settings.port, host: settings.host });
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      app.log.info({ signal }, 'shutting down: waiting for in-flight requests');
+      app
+        .close()
+        .then(() => platform.close())
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            app.log.error({ err: error }, 'shutdown failed');
+            resolve(1);
+          },
+        );
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

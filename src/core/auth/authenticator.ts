@@ -1,0 +1,99 @@
+import { ApiError } from '../errors/api-error.ts';
+import { parseApiKey, secretMatches } from './api-key.ts';
+import { decodePlatformJwt, jwtSignatureValid } from './platform-jwt.ts';
+import type { SecretBox } from './secret-box.ts';
+import type { KeyLookup, StoredKey } from './stored-key.ts';
+
+export interface AuthenticatedKey {
+  readonly id: string;
+  readonly name: string | null;
+}
+
+export interface AuthenticatorOptions {
+  /** How long a looked-up key is trusted before the store is asked again (revocations by another process). */
+  readonly cacheTtlMs?: number;
+  /** Tolerance for clocks that disagree about a JWT's `exp`. */
+  readonly clockSkewMs?: number;
+  readonly now?: () => number;
+}
+
+interface CacheEntry {
+  readonly key: StoredKey | undefined;
+  readonly fetchedAt: number;
+  secret?: string;
+}
+
+const maxCacheEntries = 10_000;
+
+/**
+ * Checks an Authorization header value (platform-facts §5): `Bearer <id>.<secret>`,
+ * `Bearer <jwt>` or a bare `<jwt>`. Lookups are cached briefly in memory to keep the hot path lean.
+ */
+export class Authenticator {
+  readonly #lookup: KeyLookup;
+  readonly #box: SecretBox;
+  readonly #cacheTtlMs: number;
+  readonly #clockSkewMs: number;
+  readonly #now: () => number;
+  readonly #cache = new Map<string, CacheEntry>();
+
+  constructor(lookup: KeyLookup, box: SecretBox, options: AuthenticatorOptions = {}) {
+    this.#lookup = lookup;
+    this.#box = box;
+    this.#cacheTtlMs = options.cacheTtlMs ?? 1000;
+    this.#clockSkewMs = options.clockSkewMs ?? 30_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async authenticate(header: string | undefined): Promise<AuthenticatedKey> {
+    if (header === undefined || header.trim() === '') throw new ApiError('1001');
+    const token = header.trim().replace(/^Bearer\s+/i, '').trim();
+    const dots = token.split('.').length - 1;
+    if (dots === 1) return this.#checkRawKey(token);
+    if (dots === 2) return this.#checkJwt(token);
+    throw new ApiError('1002', 'The Authorization token is invalid: expected an API key <id>.<secret> or a JWT.');
+  }
+
+  /** Drops a key from the cache so a revocation in this process takes effect at once. */
+  forget(id: string): void {
+    this.#cache.delete(id);
+  }
+
+  async #checkRawKey(token: string): Promise<AuthenticatedKey> {
+    const parts = parseApiKey(token);
+    if (parts === undefined) throw new ApiError('1002');
+    const entry = await this.#entry(parts.id);
+    const key = usable(entry.key);
+    if (!secretMatches(parts.secret, key.secretHash)) throw new ApiError('1000', 'Authentication failed: invalid API key.');
+    return { id: key.id, name: key.name };
+  }
+
+  async #checkJwt(token: string): Promise<AuthenticatedKey> {
+    const jwt = decodePlatformJwt(token);
+    if (jwt === undefined) throw new ApiError('1002', 'The Authorization token is invalid: not an HS256 JWT with an api_key claim.');
+    const entry = await this.#entry(jwt.apiKeyId);
+    const key = usable(entry.key);
+    entry.secret ??= this.#box.open(key.secretSealed);
+    if (!jwtSignatureValid(jwt, entry.secret)) throw new ApiError('1004', 'The Authorization token signature does not verify.');
+    if (jwt.expiresAtMs !== undefined && jwt.expiresAtMs + this.#clockSkewMs < this.#now()) {
+      throw new ApiError('1003');
+    }
+    return { id: key.id, name: key.name };
+  }
+
+  async #entry(id: string): Promise<CacheEntry> {
+    const now = this.#now();
+    const cached = this.#cache.get(id);
+    if (cached !== undefined && now - cached.fetchedAt < this.#cacheTtlMs) return cached;
+    const entry: CacheEntry = { key: await this.#lookup.findKey(id), fetchedAt: now };
+    if (this.#cache.size >= maxCacheEntries) this.#cache.clear();
+    this.#cache.set(id, entry);
+    return entry;
+  }
+}
+
+function usable(key: StoredKey | undefined): StoredKey {
+  if (key === undefined) throw new ApiError('1000', 'Authentication failed: unknown API key.');
+  if (key.revokedAt !== null) throw new ApiError('1000', 'Authentication failed: the API key has been revoked.');
+  return key;
+}

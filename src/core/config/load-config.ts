@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from './config-error.ts';
+import { PlatformConfigSchema, type PlatformConfig } from './config.schema.ts';
+
+/** Reads, interpolates and validates the YAML config file; throws ConfigError naming the bad key. */
+export function loadConfigFile(path: string, environment: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${path}: cannot read the config file (${(error as Error).message})`);
+  }
+  return parseConfigText(text, path, environment);
+}
+
+export function parseConfigText(text: string, source: string, environment: NodeJS.ProcessEnv): PlatformConfig {
+  let document: unknown;
+  try {
+    document = parseYaml(text) ?? {};
+  } catch (error) {
+    throw new ConfigError(`${source}: not valid YAML (${(error as Error).message})`);
+  }
+  const interpolated = interpolate(document, '', source, environment);
+  const firstError = Value.Errors(PlatformConfigSchema, interpolated).First();
+  if (firstError) {
+    throw new ConfigError(`${source}: ${describeKey(firstError.path, firstError.value)}: ${firstError.message}`);
+  }
+  return interpolated as PlatformConfig;
+}
+
+/** `${NAME}` in a string value is replaced by the environment variable; a missing one is an error. */
+function interpolate(value: unknown, path: string, source: string, environment: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+      const replacement = environment[name];
+      if (replacement === undefined) {
+        throw new ConfigError(`${source}: ${path || '(root)'}: environment variable ${name} is not set`);
+      }
+      return replacement;
+    });
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, index) => interpolate(item, `${path}[${index}]`, source, environment));
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        interpolate(item, path ? `${path}.${key}` : key, source, environment),
+      ]),
+    );
+  }
+  return value;
+}
+
+/** Turns a JSON pointer (`/models/glm-4.7/baseUrl`) into the YAML key path `models.glm-4.7.baseUrl`. */
+function describeKey(pointer: string, value: unknown): string {
+  const key = pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+  const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
+  return `key '${key || '(root)'}'${shown}`;
+}

@@ -1,0 +1,44 @@
+import { errorCatalogue, type ErrorCode } from './error-catalogue.ts';
+
+/** The one error type the HTTP layer turns into `{"error":{"code","message"}}`. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  /** Extra response headers (for example `Retry-After`). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}) {
+    const entry = errorCatalogue[code];
+    super(message ?? entry.message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = entry.status;
+    this.retryable = entry.retryable;
+    this.headers = headers;
+  }
+
+  toBody(): { error: { code: string; message: string } } {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+/** 1213: a required field is absent. `field` is the dotted path of the field. */
+export function missingField(field: string): ApiError {
+  return new ApiError('1213', `Missing required parameter: '${field}'.`);
+}
+
+/** 1214: a field is present but breaks a rule; `rule` says which, in words. */
+export function invalidField(field: string, rule: string): ApiError {
+  return new ApiError('1214', `Invalid parameter '${field}': ${rule}.`);
+}
+
+/** 1215: two fields that exclude each other were both set. */
+export function conflictingFields(first: string, second: string): ApiError {
+  return new ApiError('1215', `Parameters '${first}' and '${second}' cannot both be set.`);
+}
+
+/** 404 for a resource (task, file, conversation) this key cannot see. */
+export function notFound(kind: string, id: string): ApiError {
+  return new ApiError('404', `${kind} '${id}' does not exist.`);
+}

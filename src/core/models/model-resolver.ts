@@ -1,0 +1,57 @@
+import { ApiError } from '../errors/api-error.ts';
+import type { ModelEntry } from '../config/config.schema.ts';
+import { capabilityLabels, type Capability } from './capability.ts';
+import { platformModels } from './platform-models.ts';
+
+/** Example catalog lines used in "add this to your config" messages. */
+const exampleBackend: Record<Capability, string> = {
+  chat: '{ backend: openai-compatible, baseUrl: http://gpu-host:8000/v1 }',
+  tokenize: '{ backend: openai-compatible, baseUrl: http://gpu-host:8000/v1 }',
+  image: '{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/image.json }',
+  video: '{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/video.json }',
+  search: '{ backend: local-index }',
+  read: '{ backend: zai, apiKey: ${ZAI_API_KEY} }',
+  layout: '{ backend: paddle-ocr }',
+  transcribe: '{ backend: openai-transcription, baseUrl: http://gpu-host:8000/v1 }',
+};
+
+/** Maps a request's model name onto the catalog entry that serves it. */
+export class ModelResolver {
+  readonly #catalog: Readonly<Record<string, ModelEntry>>;
+
+  constructor(catalog: Readonly<Record<string, ModelEntry>>) {
+    this.#catalog = catalog;
+  }
+
+  /**
+   * The catalog entry for `model`. A name neither the platform nor the catalog knows is 1211; a
+   * platform name with no engine configured is 1221, with the config line to add.
+   */
+  resolve(model: string, capability: Capability): ModelEntry {
+    const entry = this.#catalog[model];
+    if (entry !== undefined) return entry;
+    if (!platformModels[capability].includes(model)) {
+      const known = platformModels[capability];
+      const hint = known.length > 0 ? ` Models for ${capabilityLabels[capability]}: ${known.join(', ')}.` : '';
+      throw new ApiError('1211', `Unknown Model, please check the model code: '${model}'.${hint}`);
+    }
+    throw new ApiError(
+      '1221',
+      `Model '${model}' has no engine configured for ${capabilityLabels[capability]}. ` +
+        `Add it to the config file (MODEL_PLATFORM_CONFIG), for example: models: { ${model}: ${exampleBackend[capability]} }.`,
+    );
+  }
+}
+
+/** 1221 for a configured model whose backend kind this build cannot run for the capability yet. */
+export function engineNotAvailable(model: string, entry: ModelEntry, capability: Capability): ApiError {
+  return new ApiError(
+    '1221',
+    `Model '${model}' is configured with backend '${entry.backend}', which this build cannot run for ${capabilityLabels[capability]} yet.`,
+  );
+}
+
+/** 1221 for an endpoint whose engine is not part of this build yet. */
+export function featureNotAvailable(feature: string): ApiError {
+  return new ApiError('1221', `${feature} is not available in this build of the server yet.`);
+}

@@ -1,0 +1,26 @@
+import type { Capability } from './capability.ts';
+
+/** Chat models of the spec whose body is the text variant. */
+export const textChatModels = [
+  'glm-5.3', 'glm-5.2', 'glm-5.1', 'glm-5', 'glm-4.7', 'glm-4.7-flash', 'glm-4.7-flashx', 'glm-4.6',
+  'glm-4.5', 'glm-4.5-air', 'glm-4.5-x', 'glm-4.5-airx', 'glm-4.5-flash', 'glm-4-32b-0414-128k',
+] as const;
+
+/** Chat models of the vision variant (the spec's max_tokens row names the 4.6v and 4.5v series). */
+export const visionChatModels = ['glm-4.6v', 'glm-4.6v-flash', 'glm-4.6v-flashx', 'glm-4.5v'] as const;
+
+/**
+ * The model names the platform defines for each capability. A request naming one of these is
+ * valid even when no engine is configured for it (the answer then says what to configure); a name
+ * outside these lists is valid only when the config file's catalog declares it.
+ */
+export const platformModels: Record<Capability, readonly string[]> = {
+  chat: [...textChatModels, ...visionChatModels],
+  tokenize: ['glm-4.6', 'glm-4.6v', 'glm-4.5'],
+  image: ['glm-image', 'cogview-4-250304'],
+  video: ['cogvideox-3'],
+  search: ['search-prime', 'search_std', 'search_pro', 'search_pro_sogou', 'search_pro_quark'],
+  read: [],
+  layout: ['glm-ocr'],
+  transcribe: ['glm-asr-2512'],
+};

@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Authenticator, AuthenticatedKey } from '../core/auth/authenticator.ts';
+import type { PlatformConfig } from '../core/config/config.schema.ts';
+import type { ModelResolver } from '../core/models/model-resolver.ts';
+import type { Database } from '../store/database.ts';
+
+/** The Fastify instance every route module receives, typed by TypeBox. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Everything the HTTP layer needs, passed in explicitly (DESIGN: `buildApp(deps)`). */
+export interface AppDependencies {
+  readonly config: PlatformConfig;
+  readonly database: Database;
+  readonly authenticator: Authenticator;
+  readonly models: ModelResolver;
+  /** pino options, or false to log nothing (tests). */
+  readonly logger: boolean | Record<string, unknown>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The platform request_id: the client's, else generated. */
+    requestId: string;
+    /** The key that authenticated this request (unset on public routes). */
+    apiKey: AuthenticatedKey | undefined;
+  }
+  interface FastifyContextConfig {
+    /** Served without authentication (health, docs, OpenAPI). */
+    public?: boolean;
+  }
+}

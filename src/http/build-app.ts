@@ -1,0 +1,52 @@
+import Fastify from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { registerApiRoutes } from '../api/register-api-routes.ts';
+import type { App, AppDependencies } from './app-types.ts';
+import { handleError } from './error-handler.ts';
+import { registerHealthRoutes } from './health.route.ts';
+import { RouteTable } from './method-not-allowed.ts';
+import { registerOpenApi } from './openapi.ts';
+import { generateRequestId } from './request-id.ts';
+import { adoptClientRequestId, authenticate, echoRequestId, normaliseNulls } from './request-hooks.ts';
+
+/** Default JSON body limit; endpoints that take base64 media raise their own. */
+const defaultBodyLimit = 8 * 1024 * 1024;
+
+/** The whole HTTP API as a Fastify app; nothing listens until the caller says so. */
+export async function buildApp(deps: AppDependencies): Promise<App> {
+  const app = Fastify({
+    logger:
+      deps.logger === false
+        ? false
+        : { redact: ['req.headers.authorization'], ...(deps.logger === true ? {} : deps.logger) },
+    genReqId: () => generateRequestId(),
+    bodyLimit: defaultBodyLimit,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: {
+      // Types are checked as sent: "1" is not a number. Defaults are applied in code, not by Ajv.
+      customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Response schemas document the contract; bodies are sent as built, never filtered by a serializer.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.decorateRequest('requestId', '');
+  app.decorateRequest('apiKey', undefined);
+  app.addHook('onRequest', async (request) => {
+    request.requestId = request.id;
+  });
+  app.addHook('onRequest', authenticate(deps.authenticator));
+  app.addHook('preValidation', normaliseNulls);
+  app.addHook('preHandler', adoptClientRequestId);
+  app.addHook('onSend', echoRequestId);
+  app.setErrorHandler(handleError);
+
+  const routes = new RouteTable();
+  app.addHook('onRoute', (route) => routes.add(route));
+  app.setNotFoundHandler(routes.notFoundHandler);
+
+  await registerOpenApi(app);
+  registerHealthRoutes(app, deps);
+  await registerApiRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,33 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../core/errors/api-error.ts';
+import { violationToApiError } from './validation-error.ts';
+
+/** Sends an ApiError in the platform's body, with `x-should-retry: false` when retrying cannot help. */
+export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
+  reply.code(error.status).headers(error.headers);
+  if (!error.retryable) reply.header('x-should-retry', 'false');
+  return reply.type('application/json; charset=utf-8').send(error.toBody());
+}
+
+/** Every failure on every route ends here and leaves in the platform's error shape. */
+export function handleError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendApiError(reply, toApiError(error, request));
+}
+
+function toApiError(error: FastifyError | ApiError | Error, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation !== undefined) {
+    return violationToApiError(fastifyError.validation);
+  }
+  const code = fastifyError.code ?? '';
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError('1210', 'The request body is too large for this endpoint.');
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new ApiError('1210', `Unsupported Content-Type '${request.headers['content-type'] ?? ''}'.`);
+  }
+  if (code.startsWith('FST_ERR_CTP_') || fastifyError.statusCode === 400) {
+    return new ApiError('1210', `The request body could not be parsed: ${error.message}`);
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return new ApiError('500');
+}

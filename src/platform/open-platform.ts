@@ -1,0 +1,44 @@
+import { Authenticator } from '../core/auth/authenticator.ts';
+import { SecretBox } from '../core/auth/secret-box.ts';
+import type { PlatformConfig } from '../core/config/config.schema.ts';
+import { loadConfigFile } from '../core/config/load-config.ts';
+import type { Settings } from '../core/config/settings.ts';
+import { ModelResolver } from '../core/models/model-resolver.ts';
+import { ApiKeyRepository } from '../store/api-key-repository.ts';
+import { openDatabase, type Database } from '../store/database.ts';
+import { loadMasterKey } from '../store/master-key.ts';
+import { migrateToLatest } from '../store/migrate.ts';
+
+/** The composed, storage-backed parts the server, the worker and the CLI share. */
+export interface Platform {
+  readonly settings: Settings;
+  readonly config: PlatformConfig;
+  readonly database: Database;
+  readonly keys: ApiKeyRepository;
+  readonly authenticator: Authenticator;
+  readonly models: ModelResolver;
+  close(): Promise<void>;
+}
+
+/** Loads the config, opens storage and applies pending migrations. */
+export async function openPlatform(settings: Settings, environment: NodeJS.ProcessEnv): Promise<Platform> {
+  const config = settings.configPath === undefined ? {} : loadConfigFile(settings.configPath, environment);
+  const box = new SecretBox(loadMasterKey(settings.dataDir, environment));
+  const database = openDatabase(settings);
+  try {
+    await migrateToLatest(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const keys = new ApiKeyRepository(database, box);
+  return {
+    settings,
+    config,
+    database,
+    keys,
+    authenticator: new Authenticator(keys, box),
+    models: new ModelResolver(config.models ?? {}),
+    close: () => database.close(),
+  };
+}

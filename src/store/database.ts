@@ -1,0 +1,48 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseSchema } from './database-schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<DatabaseSchema>;
+  readonly dialect: Dialect;
+  /** A cheap round trip, for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 columns (timestamps in ms) come back from pg as strings unless told otherwise.
+pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
+
+/** PostgreSQL when `databaseUrl` is set, otherwise SQLite at `<dataDir>/platform.db`. */
+export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): Database {
+  if (options.databaseUrl !== undefined) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    return wrap(db, 'postgres');
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const sqlite = new SqliteDatabase(join(options.dataDir, 'platform.db'));
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return wrap(db, 'sqlite');
+}
+
+function wrap(db: Kysely<DatabaseSchema>, dialect: Dialect): Database {
+  return {
+    db,
+    dialect,
+    async ping() {
+      await db.selectFrom('api_keys').select('id').limit(1).execute();
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as apiKeys from './0001-api-keys.ts';
+
+/** Every migration, in order; the names are recorded in the database and must never change. */
+export const migrations: Record<string, Migration> = {
+  '0001-api-keys': apiKeys,
+};

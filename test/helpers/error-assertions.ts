@@ -1,0 +1,17 @@
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+
+/** Asserts the platform error body: exact shape, status, code, and (optionally) words in the message. */
+export function assertPlatformError(
+  response: LightMyRequestResponse,
+  expected: { status: number; code: string; mentions?: readonly string[] },
+): void {
+  const body = response.json() as { error?: { code?: unknown; message?: unknown } };
+  assert.equal(response.statusCode, expected.status, `status for ${response.body}`);
+  assert.deepEqual(Object.keys(body), ['error'], `body shape for ${response.body}`);
+  assert.deepEqual(Object.keys(body.error ?? {}).sort(), ['code', 'message']);
+  assert.equal(body.error?.code, expected.code, `code for ${response.body}`);
+  for (const word of expected.mentions ?? []) {
+    assert.ok(String(body.error?.message).includes(word), `message should mention '${word}': ${response.body}`);
+  }
+}
