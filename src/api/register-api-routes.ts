@@ -1,6 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App, AppDependencies } from '../http/app-types.ts';
+import { registerAgentRoutes } from './agents/agents.route.ts';
+import { registerAsyncResultRoutes } from './async-result/async-result.route.ts';
+import { registerAudioRoutes } from './audio/audio.route.ts';
 import { registerChatRoutes } from './chat/chat.route.ts';
+import { registerFileRoutes } from './files/files.route.ts';
+import { registerImageRoutes } from './images/images.route.ts';
+import { registerLayoutParsingRoutes } from './layout-parsing/layout-parsing.route.ts';
+import { registerReaderRoutes } from './reader/reader.route.ts';
+import { registerTokenizerRoutes } from './tokenizer/tokenizer.route.ts';
+import { registerVideoRoutes } from './videos/videos.route.ts';
+import { registerWebSearchRoutes } from './web-search/web-search.route.ts';
 
 /** Model and tool endpoints; the first prefix is documented, the others are aliases (platform-facts §6). */
 export const modelPrefixes = ['/paas/v4', '/api/paas/v4', '/api/coding/paas/v4'] as const;
@@ -16,9 +26,20 @@ export const agentPrefixes = [
 
 type RouteModule = (app: App, deps: AppDependencies) => void;
 
-const modelRouteModules: readonly RouteModule[] = [registerChatRoutes];
+const modelRouteModules: readonly RouteModule[] = [
+  registerChatRoutes,
+  registerTokenizerRoutes,
+  registerImageRoutes,
+  registerVideoRoutes,
+  registerAsyncResultRoutes,
+  registerWebSearchRoutes,
+  registerReaderRoutes,
+  registerLayoutParsingRoutes,
+  registerAudioRoutes,
+  registerFileRoutes,
+];
 
-const agentRouteModules: readonly RouteModule[] = [];
+const agentRouteModules: readonly RouteModule[] = [registerAgentRoutes];
 
 export async function registerApiRoutes(app: App, deps: AppDependencies): Promise<void> {
   await registerUnderPrefixes(app, deps, modelPrefixes, modelRouteModules);

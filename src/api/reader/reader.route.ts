@@ -1,0 +1,3 @@
+import type { App, AppDependencies } from '../../http/app-types.ts';
+
+export function registerReaderRoutes(_app: App, _deps: AppDependencies): void {}
