@@ -27,7 +27,7 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
         return 2;
       }
       return withPlatform(flags, async (platform) => {
-        if (await platform.keys.revoke(id)) {
+        if (await platform.revokeKey(id)) {
           console.log(`Revoked ${id}.`);
           return 0;
         }

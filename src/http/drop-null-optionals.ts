@@ -27,7 +27,7 @@ export function dropNullOptionals(schema: SchemaNode, value: unknown): void {
   for (const [key, item] of Object.entries(record)) {
     const propertySchema = properties[key];
     if (propertySchema === undefined) continue;
-    if (item === null) delete record[key];
+    if (item === null) Reflect.deleteProperty(record, key);
     else dropNullOptionals(propertySchema, item);
   }
 }

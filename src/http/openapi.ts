@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { streamEventSchemas } from '../api/stream-schemas.ts';
 import type { App } from './app-types.ts';
 
 export const openApiInfo = {
@@ -17,6 +18,8 @@ export async function registerOpenApi(app: App): Promise<void> {
       openapi: '3.1.0',
       info: openApiInfo,
       components: {
+        // TypeBox schemas are plain JSON Schema; the OpenAPI typings model schema objects differently.
+        schemas: streamEventSchemas as unknown as Record<string, never>,
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key <id>.<secret>, or a JWT signed with the secret.' },
         },
@@ -31,4 +34,9 @@ export async function registerOpenApi(app: App): Promise<void> {
     await scope.register(swaggerUi, { routePrefix: '/docs' });
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+}
+
+/** The committed form of the document (openapi.json); a test fails when the schemas drift from it. */
+export function renderOpenApi(app: App): string {
+  return `${JSON.stringify(app.swagger(), null, 2)}\n`;
 }

@@ -18,11 +18,15 @@ export async function normaliseNulls(request: FastifyRequest): Promise<void> {
   }
 }
 
-/** preHandler: the client's request_id wins over the generated one, in logs and responses. */
+/**
+ * preValidation: a well-formed client request_id wins over the generated one, in logs and
+ * responses, including the error response when the body is then refused.
+ */
 export async function adoptClientRequestId(request: FastifyRequest): Promise<void> {
   const body = request.body as { request_id?: unknown } | undefined;
-  if (body !== null && typeof body === 'object' && typeof body.request_id === 'string') {
-    request.requestId = body.request_id;
+  const clientId = body !== null && typeof body === 'object' ? body.request_id : undefined;
+  if (typeof clientId === 'string' && clientId.length >= 6 && clientId.length <= 64) {
+    request.requestId = clientId;
   }
   request.log = request.log.child({ request_id: request.requestId });
 }

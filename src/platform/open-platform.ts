@@ -17,6 +17,8 @@ export interface Platform {
   readonly keys: ApiKeyRepository;
   readonly authenticator: Authenticator;
   readonly models: ModelResolver;
+  /** Revokes a key in storage and in this process's auth cache, so it is refused at once. */
+  revokeKey(id: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -32,13 +34,19 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     throw error;
   }
   const keys = new ApiKeyRepository(database, box);
+  const authenticator = new Authenticator(keys, box);
   return {
     settings,
     config,
     database,
     keys,
-    authenticator: new Authenticator(keys, box),
+    authenticator,
     models: new ModelResolver(config.models ?? {}),
+    async revokeKey(id) {
+      const revoked = await keys.revoke(id);
+      authenticator.forget(id);
+      return revoked;
+    },
     close: () => database.close(),
   };
 }

@@ -12,7 +12,10 @@ export interface AuthenticatedKey {
 export interface AuthenticatorOptions {
   /** How long a looked-up key is trusted before the store is asked again (revocations by another process). */
   readonly cacheTtlMs?: number;
-  /** Tolerance for clocks that disagree about a JWT's `exp`. */
+  /**
+   * How long after `exp` a JWT is still taken. Three minutes: the Node SDK 0.1.x sets `exp` only
+   * 0.18 s after issuing (µs arithmetic) yet reuses the token for 150 s.
+   */
   readonly clockSkewMs?: number;
   readonly now?: () => number;
 }
@@ -41,13 +44,13 @@ export class Authenticator {
     this.#lookup = lookup;
     this.#box = box;
     this.#cacheTtlMs = options.cacheTtlMs ?? 1000;
-    this.#clockSkewMs = options.clockSkewMs ?? 30_000;
+    this.#clockSkewMs = options.clockSkewMs ?? 180_000;
     this.#now = options.now ?? Date.now;
   }
 
   async authenticate(header: string | undefined): Promise<AuthenticatedKey> {
-    if (header === undefined || header.trim() === '') throw new ApiError('1001');
-    const token = header.trim().replace(/^Bearer\s+/i, '').trim();
+    const token = (header ?? '').trim().replace(/^Bearer(\s+|$)/i, '');
+    if (token === '') throw new ApiError('1001');
     const dots = token.split('.').length - 1;
     if (dots === 1) return this.#checkRawKey(token);
     if (dots === 2) return this.#checkJwt(token);

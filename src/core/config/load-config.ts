@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Value } from '@sinclair/typebox/value';
+import { Value, type ValueError } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './config-error.ts';
 import { PlatformConfigSchema, type PlatformConfig } from './config.schema.ts';
@@ -25,7 +25,7 @@ export function parseConfigText(text: string, source: string, environment: NodeJ
   const interpolated = interpolate(document, '', source, environment);
   const firstError = Value.Errors(PlatformConfigSchema, interpolated).First();
   if (firstError) {
-    throw new ConfigError(`${source}: ${describeKey(firstError.path, firstError.value)}: ${firstError.message}`);
+    throw new ConfigError(`${source}: ${describeKey(firstError.path, firstError.value)}: ${describeRule(firstError)}`);
   }
   return interpolated as PlatformConfig;
 }
@@ -53,6 +53,14 @@ function interpolate(value: unknown, path: string, source: string, environment: 
     );
   }
   return value;
+}
+
+/** Lists the allowed values where the rule is a choice of literals (backend kinds). */
+function describeRule(error: ValueError): string {
+  if (error.value === undefined) return 'is required';
+  const branches = (error.schema as { anyOf?: { const?: unknown }[] }).anyOf ?? [];
+  const choices = branches.map((branch) => branch.const).filter((value) => typeof value === 'string');
+  return choices.length > 0 ? `must be one of ${choices.join(', ')}` : error.message;
 }
 
 /** Turns a JSON pointer (`/models/glm-4.7/baseUrl`) into the YAML key path `models.glm-4.7.baseUrl`. */

@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../shared/common.schema.ts';
+
+/** Image and video task states, exactly as the Java SDK's enum expects them (platform-facts §4). */
+export const taskStatuses = ['PROCESSING', 'SUCCESS', 'FAIL'] as const;
+
+export const TaskStatus = StringEnum(taskStatuses, { description: 'PROCESSING, SUCCESS or FAIL.' });
+
+/** Answer of an asynchronous image or video submission (spec "Async task submission result"). */
+export const AsyncTaskSubmission = Type.Object({
+  model: Type.String({ description: 'Model name used.' }),
+  id: Type.String({ description: 'Task id; pass it to GET /async-result/{id}.' }),
+  request_id: Type.String({ description: 'Client-supplied or platform-generated request id.' }),
+  task_status: TaskStatus,
+});
+
+/** Image variant of GET /async-result/{id} (platform-facts §4, OAS AsyncImageGenerationResponse). */
+export const ImageTaskResult = Type.Object(
+  {
+    model: Type.String(),
+    task_status: TaskStatus,
+    image_result: Type.Array(Type.Object({ url: Type.String({ description: 'Absolute URL of a generated image.' }) })),
+    request_id: Type.String(),
+    id: Type.Optional(Type.String()),
+  },
+  { title: 'ImageTaskResult' },
+);
+
+/** Video variant of GET /async-result/{id} (spec "Video task result (query)"). */
+export const VideoTaskResult = Type.Object(
+  {
+    model: Type.String(),
+    task_status: TaskStatus,
+    video_result: Type.Array(
+      Type.Object({
+        url: Type.String({ description: 'Absolute URL of the generated video.' }),
+        cover_image_url: Type.String({ description: 'Absolute URL of its cover image.' }),
+      }),
+    ),
+    request_id: Type.String(),
+    id: Type.Optional(Type.String()),
+  },
+  { title: 'VideoTaskResult' },
+);
+
+export const AsyncTaskResult = Type.Union([ImageTaskResult, VideoTaskResult], {
+  description: 'The image or the video variant, by the kind of task the id names.',
+});

@@ -1,0 +1,43 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
+import { ChatMessage } from '../shared/message.schema.ts';
+import { FunctionTool, maxTools } from '../shared/tool.schema.ts';
+
+/** The tokenizer counts prompts, so tool results have no role here (spec "Message"). */
+export const tokenizerRoles = ['user', 'system', 'assistant'] as const;
+
+/** Content is the chat message's (text or multimodal parts), required because it is what gets counted. */
+const { content: MessageContent } = Type.Required(Type.Pick(ChatMessage, ['content'])).properties;
+
+export const TokenizerMessage = Type.Object({
+  role: StringEnum(tokenizerRoles),
+  content: MessageContent,
+});
+
+/** POST /paas/v4/tokenizer (spec; platform-facts §1.8). */
+export const TokenizerRequest = Type.Object({
+  model: ModelName('glm-4.6, glm-4.6v, glm-4.5, or a model of the config catalog.'),
+  messages: Type.Array(TokenizerMessage, {
+    minItems: 1,
+    description: 'Chat-format messages, multimodal parts included; not only system and not only assistant messages.',
+  }),
+  tools: Type.Optional(Type.Array(FunctionTool, { maxItems: maxTools, description: 'Function tools counted with the prompt.' })),
+  request_id: Type.Optional(RequestId),
+  user_id: Type.Optional(UserId),
+});
+
+export type TokenizerRequest = Static<typeof TokenizerRequest>;
+
+export const TokenizerUsage = Type.Object({
+  prompt_tokens: Type.Integer(),
+  image_tokens: Type.Integer(),
+  video_tokens: Type.Integer(),
+  total_tokens: Type.Integer(),
+});
+
+export const TokenizerResponse = Type.Object({
+  id: Type.String(),
+  created: Type.Integer({ description: 'Unix timestamp, seconds.' }),
+  request_id: Type.String(),
+  usage: TokenizerUsage,
+});

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError } from '../../src/core/config/config-error.ts';
+import { parseConfigText } from '../../src/core/config/load-config.ts';
+import { readSettings } from '../../src/core/config/settings.ts';
+
+function configError(text: string, environment: NodeJS.ProcessEnv = {}): string {
+  try {
+    parseConfigText(text, 'config.yaml', environment);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error.message;
+  }
+  assert.fail('the config was accepted');
+}
+
+describe('config file', () => {
+  it('accepts the catalog of DESIGN.md with env interpolation', () => {
+    const config = parseConfigText(
+      [
+        'models:',
+        '  glm-4.7: { backend: openai-compatible, baseUrl: "http://gpu1:8000/v1", upstreamModel: zai-org/GLM-4.7 }',
+        '  glm-4.5-flash: { backend: llama-cpp, modelPath: ./models/glm.gguf }',
+        '  glm-4.6: { backend: zai, baseUrl: "https://api.z.ai/api/paas/v4", apiKey: "${ZAI_API_KEY}" }',
+        '  glm-ocr: { backend: paddle-ocr }',
+        '  search-prime: { backend: local-index }',
+        '  cogview-4-250304: { backend: comfyui, baseUrl: "http://gpu2:8188", workflow: ./workflows/cogview4.json }',
+        '  glm-asr-2512: { backend: openai-transcription, baseUrl: "http://gpu3:8000/v1", timeoutMs: 60000, maxConcurrency: 2 }',
+        'fetch: { allow: [10.0.0.0/8, intranet.example] }',
+      ].join('\n'),
+      'config.yaml',
+      { ZAI_API_KEY: 'abc.def' },
+    );
+    assert.equal(config.models?.['glm-4.6']?.apiKey, 'abc.def');
+    assert.equal(config.models?.['glm-ocr']?.backend, 'paddle-ocr');
+    assert.deepEqual(config.fetch?.allow, ['10.0.0.0/8', 'intranet.example']);
+  });
+
+  it('accepts an empty file', () => {
+    assert.deepEqual(parseConfigText('', 'config.yaml', {}), {});
+  });
+
+  const cases: [string, string, readonly string[]][] = [
+    ['an unknown backend', 'models:\n  glm-4.7: { backend: magic }', ['models.glm-4.7.backend', 'magic']],
+    ['a misspelt option', 'models:\n  glm-4.7: { backend: zai, baseURL: "http://x" }', ['models.glm-4.7.baseURL']],
+    ['a baseUrl that is not http', 'models:\n  glm-4.7: { backend: zai, baseUrl: "ftp://x" }', ['models.glm-4.7.baseUrl']],
+    ['a missing backend', 'models:\n  glm-4.7: { baseUrl: "http://x" }', ['models.glm-4.7', 'backend']],
+    ['a negative timeout', 'models:\n  glm-4.7: { backend: zai, timeoutMs: -1 }', ['models.glm-4.7.timeoutMs']],
+    ['an unknown top-level key', 'modles: {}', ['modles']],
+    ['a fetch allow that is not a list', 'fetch: { allow: 10.0.0.0/8 }', ['fetch.allow']],
+    ['an unset environment variable', 'models:\n  glm-4.6: { backend: zai, apiKey: "${NOT_SET_ANYWHERE}" }', ['models.glm-4.6.apiKey', 'NOT_SET_ANYWHERE']],
+    ['broken YAML', 'models: [', ['not valid YAML']],
+  ];
+  for (const [name, text, mentions] of cases) {
+    it(`names the bad key for ${name}`, () => {
+      const message = configError(text);
+      assert.ok(message.startsWith('config.yaml: '), message);
+      for (const word of mentions) assert.ok(message.includes(word), `'${message}' should mention ${word}`);
+    });
+  }
+});
+
+describe('start-up settings', () => {
+  it('has the documented defaults', () => {
+    const settings = readSettings({});
+    assert.equal(settings.port, 8080);
+    assert.equal(settings.host, '0.0.0.0');
+    assert.ok(settings.dataDir.endsWith('/data'));
+    assert.equal(settings.databaseUrl, undefined);
+    assert.equal(settings.configPath, undefined);
+  });
+
+  it('reads the environment and lets flags win', () => {
+    const settings = readSettings(
+      { PORT: '9000', HOST: '127.0.0.1', MODEL_PLATFORM_DATA_DIR: '/tmp/x', MODEL_PLATFORM_CONFIG: 'a.yaml', DATABASE_URL: 'postgres://u:p@h/db', MODEL_PLATFORM_BOOTSTRAP_KEY: 'id.secret' },
+      { config: '/etc/b.yaml', port: '9001' },
+    );
+    assert.equal(settings.port, 9001);
+    assert.equal(settings.host, '127.0.0.1');
+    assert.equal(settings.dataDir, '/tmp/x');
+    assert.equal(settings.configPath, '/etc/b.yaml');
+    assert.equal(settings.databaseUrl, 'postgres://u:p@h/db');
+    assert.equal(settings.bootstrapKey, 'id.secret');
+  });
+
+  const bad: [string, NodeJS.ProcessEnv, string][] = [
+    ['a port that is not a number', { PORT: 'http' }, 'PORT'],
+    ['a bootstrap key without a dot', { MODEL_PLATFORM_BOOTSTRAP_KEY: 'nodot' }, 'MODEL_PLATFORM_BOOTSTRAP_KEY'],
+    ['a database URL that is not PostgreSQL', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+  ];
+  for (const [name, environment, variable] of bad) {
+    it(`refuses ${name}`, () => {
+      assert.throws(() => readSettings(environment), (error: unknown) => error instanceof ConfigError && error.message.includes(variable));
+    });
+  }
+});
