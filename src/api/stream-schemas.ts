@@ -1,3 +1,5 @@
+import { AgentChatChunk } from './agents/agents.schema.ts';
+import { AudioTranscriptionStreamEvent } from './audio/audio.schema.ts';
 import { ChatCompletionChunk } from './chat/chat.schema.ts';
 
 /**
@@ -6,4 +8,6 @@ import { ChatCompletionChunk } from './chat/chat.schema.ts';
  */
 export const streamEventSchemas = {
   ChatCompletionChunk,
+  AudioTranscriptionStreamEvent,
+  AgentChatChunk,
 };

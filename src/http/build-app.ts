@@ -1,10 +1,12 @@
 import Fastify from 'fastify';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerApiRoutes } from '../api/register-api-routes.ts';
 import type { App, AppDependencies } from './app-types.ts';
 import { handleError } from './error-handler.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { RouteTable } from './method-not-allowed.ts';
+import { multipartPluginOptions } from './multipart.ts';
 import { registerOpenApi } from './openapi.ts';
 import { generateRequestId } from './request-id.ts';
 import { adoptClientRequestId, authenticate, echoRequestId, normaliseNulls } from './request-hooks.ts';
@@ -28,6 +30,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Bodies are JSON (or multipart where a route says so); plain text is not an accepted body.
+  app.removeContentTypeParser('text/plain');
   // Response schemas document the contract; bodies are sent as built, never filtered by a serializer.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('requestId', '');
@@ -37,7 +41,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   });
   app.addHook('onRequest', authenticate(deps.authenticator));
   app.addHook('preValidation', normaliseNulls);
-  app.addHook('preHandler', adoptClientRequestId);
+  app.addHook('preValidation', adoptClientRequestId);
   app.addHook('onSend', echoRequestId);
   app.setErrorHandler(handleError);
 
@@ -45,6 +49,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.addHook('onRoute', (route) => routes.add(route));
   app.setNotFoundHandler(routes.notFoundHandler);
 
+  // The multipart/form-data parser: routes read the parts themselves, under their own limits.
+  await app.register(multipart, multipartPluginOptions);
   await registerOpenApi(app);
   registerHealthRoutes(app, deps);
   await registerApiRoutes(app, deps);

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 
 const url = '/paas/v4/chat/completions';
 const valid = { model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] };
@@ -41,10 +42,7 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
   { name: 'response_format type unknown', body: { ...valid, response_format: { type: 'xml' } }, code: '1214', field: 'response_format.type' },
   { name: 'response_format on a vision model', body: { ...valid, model: 'glm-4.6v', response_format: { type: 'json_object' } }, code: '1214', field: 'response_format' },
   { name: 'do_sample not boolean', body: { ...valid, do_sample: 'no' }, code: '1214', field: 'do_sample' },
-  { name: 'request_id too short', body: { ...valid, request_id: 'abc' }, code: '1214', field: 'request_id' },
-  { name: 'request_id too long', body: { ...valid, request_id: 'x'.repeat(65) }, code: '1214', field: 'request_id' },
-  { name: 'user_id too short', body: { ...valid, user_id: 'u1' }, code: '1214', field: 'user_id' },
-  { name: 'user_id too long', body: { ...valid, user_id: 'u'.repeat(129) }, code: '1214', field: 'user_id' },
+  ...sharedIdCases(valid),
 ];
 
 describe('POST /paas/v4/chat/completions contract', () => {

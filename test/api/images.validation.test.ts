@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 
 const syncUrl = '/paas/v4/images/generations';
 const asyncUrl = '/paas/v4/async/images/generations';
@@ -30,10 +31,7 @@ const rejectedSync: Case[] = [
   { name: 'cogview side not divisible by 16', body: { ...cogview, size: '1000x1000' }, code: '1214', field: 'size', mentions: ['16'] },
   { name: 'cogview above 2^21 pixels', body: { ...cogview, size: '2048x1040' }, code: '1214', field: 'size', mentions: ['2097152'] },
   { name: 'catalog model with a size not WxH', body: { model: 'my-painter', prompt: 'x', size: 'big' }, code: '1214', field: 'size' },
-  { name: 'request_id too short', body: { ...valid, request_id: 'abc' }, code: '1214', field: 'request_id' },
-  { name: 'request_id too long', body: { ...valid, request_id: 'x'.repeat(65) }, code: '1214', field: 'request_id' },
-  { name: 'user_id too short', body: { ...valid, user_id: 'u1' }, code: '1214', field: 'user_id' },
-  { name: 'user_id too long', body: { ...valid, user_id: 'u'.repeat(129) }, code: '1214', field: 'user_id' },
+  ...sharedIdCases(valid),
 ];
 
 /** Each case breaks one rule of the asynchronous endpoint (glm-image only, hd only). */

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 
 const url = '/paas/v4/layout_parsing';
 const pngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -38,10 +39,7 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
   { name: 'start_page_id as string', body: { ...valid, start_page_id: '1' }, code: '1214', field: 'start_page_id' },
   { name: 'end_page_id 0', body: { ...valid, end_page_id: 0 }, code: '1214', field: 'end_page_id' },
   { name: 'end_page_id before start_page_id', body: { ...valid, start_page_id: 3, end_page_id: 2 }, code: '1214', field: 'end_page_id' },
-  { name: 'request_id too short', body: { ...valid, request_id: 'abc' }, code: '1214', field: 'request_id' },
-  { name: 'request_id too long', body: { ...valid, request_id: 'x'.repeat(65) }, code: '1214', field: 'request_id' },
-  { name: 'user_id too short', body: { ...valid, user_id: 'u1' }, code: '1214', field: 'user_id' },
-  { name: 'user_id too long', body: { ...valid, user_id: 'u'.repeat(129) }, code: '1214', field: 'user_id' },
+  ...sharedIdCases(valid),
 ];
 
 describe('POST /paas/v4/layout_parsing contract', () => {

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 
 const url = '/paas/v4/reader';
 const valid = { url: 'https://example.com/article' };
@@ -30,10 +31,7 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
   { name: 'keep_img_data_url not boolean', body: { ...valid, keep_img_data_url: 0 }, code: '1214', field: 'keep_img_data_url' },
   { name: 'with_images_summary not boolean', body: { ...valid, with_images_summary: 'yes' }, code: '1214', field: 'with_images_summary' },
   { name: 'with_links_summary not boolean', body: { ...valid, with_links_summary: [] }, code: '1214', field: 'with_links_summary' },
-  { name: 'request_id too short', body: { ...valid, request_id: 'abc' }, code: '1214', field: 'request_id' },
-  { name: 'request_id too long', body: { ...valid, request_id: 'x'.repeat(65) }, code: '1214', field: 'request_id' },
-  { name: 'user_id too short', body: { ...valid, user_id: 'u1' }, code: '1214', field: 'user_id' },
-  { name: 'user_id too long', body: { ...valid, user_id: 'u'.repeat(129) }, code: '1214', field: 'user_id' },
+  ...sharedIdCases(valid),
 ];
 
 describe('POST /paas/v4/reader contract', () => {

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 
 const url = '/paas/v4/tokenizer';
 const valid = { model: 'glm-4.6', messages: [{ role: 'user', content: 'Hello' }] };
@@ -30,10 +31,7 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
   { name: 'function name missing', body: { ...valid, tools: [{ type: 'function', function: {} }] }, code: '1213', field: 'tools[0].function.name' },
   { name: 'function name with a space', body: { ...valid, tools: [tool('bad name')] }, code: '1214', field: 'tools[0].function.name' },
   { name: 'function name of 65 characters', body: { ...valid, tools: [tool('a'.repeat(65))] }, code: '1214', field: 'tools[0].function.name' },
-  { name: 'request_id too short', body: { ...valid, request_id: 'abc' }, code: '1214', field: 'request_id' },
-  { name: 'request_id too long', body: { ...valid, request_id: 'x'.repeat(65) }, code: '1214', field: 'request_id' },
-  { name: 'user_id too short', body: { ...valid, user_id: 'u1' }, code: '1214', field: 'user_id' },
-  { name: 'user_id too long', body: { ...valid, user_id: 'u'.repeat(129) }, code: '1214', field: 'user_id' },
+  ...sharedIdCases(valid),
 ];
 
 describe('POST /paas/v4/tokenizer contract', () => {

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 
 const url = '/paas/v4/videos/generations';
 const valid = { model: 'cogvideox-3', prompt: 'A kitten playing with a ball of yarn' };
@@ -42,10 +43,7 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; men
   { name: 'bare base64 over 5 MB', body: { ...valid, image_url: base64Of(fiveMiB + 1) }, code: '1214', mentions: ['image_url', '5 MB'] },
   { name: 'data URL over 5 MB', body: { ...valid, image_url: [`data:image/jpeg;base64,${base64Of(fiveMiB + 3)}`] }, code: '1214', mentions: ['image_url[0]'] },
   { name: 'two images with quality', body: { ...valid, image_url: [httpImage, httpImage], quality: 'quality' }, code: '1214', mentions: ['quality', 'speed'] },
-  { name: 'request_id too short', body: { ...valid, request_id: 'abc' }, code: '1214', mentions: ['request_id'] },
-  { name: 'request_id too long', body: { ...valid, request_id: 'x'.repeat(65) }, code: '1214', mentions: ['request_id'] },
-  { name: 'user_id too short', body: { ...valid, user_id: 'u1' }, code: '1214', mentions: ['user_id'] },
-  { name: 'user_id too long', body: { ...valid, user_id: 'u'.repeat(129) }, code: '1214', mentions: ['user_id'] },
+  ...sharedIdCases(valid).map(({ field, ...rest }) => ({ ...rest, mentions: [field] })),
 ];
 
 /** Bodies that pass validation in every accepted image form. */

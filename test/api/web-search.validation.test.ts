@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 
 const url = '/paas/v4/web_search';
 const valid = { search_engine: 'search-prime', search_query: 'model platform' };
@@ -24,10 +25,7 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
   { name: 'search_recency_filter unknown', body: { ...valid, search_recency_filter: 'oneHour' }, code: '1214', field: 'search_recency_filter' },
   { name: 'content_size unknown', body: { ...valid, content_size: 'low' }, code: '1214', field: 'content_size' },
   { name: 'search_intent not boolean', body: { ...valid, search_intent: 'yes' }, code: '1214', field: 'search_intent' },
-  { name: 'request_id too short', body: { ...valid, request_id: 'abc' }, code: '1214', field: 'request_id' },
-  { name: 'request_id too long', body: { ...valid, request_id: 'x'.repeat(65) }, code: '1214', field: 'request_id' },
-  { name: 'user_id too short', body: { ...valid, user_id: 'u1' }, code: '1214', field: 'user_id' },
-  { name: 'user_id too long', body: { ...valid, user_id: 'u'.repeat(129) }, code: '1214', field: 'user_id' },
+  ...sharedIdCases(valid),
 ];
 
 describe('POST /paas/v4/web_search contract', () => {

@@ -1,0 +1,281 @@
+import AjvCompiler from '@fastify/ajv-compiler';
+import { Type, type Static, type TObject } from '@sinclair/typebox';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ApiError, invalidField } from '../core/errors/api-error.ts';
+import { violationToApiError } from './validation-error.ts';
+
+export const multipartContentType = 'multipart/form-data';
+
+/**
+ * Options for registering @fastify/multipart. Size limits are checked by `readMultipartForm`
+ * (from the stream's `truncated` flag), which names the field and the limit; the plugin's own
+ * 413 error would name neither.
+ */
+export const multipartPluginOptions = { throwFileSizeLimit: false } as const;
+
+/** Busboy's own default for a text field; endpoints that take large text fields raise it. */
+const defaultMaxFieldBytes = 1024 * 1024;
+
+/** The binary part of a multipart body, for the OpenAPI document. */
+export function MultipartFile(description: string) {
+  return Type.String({ format: 'binary', description });
+}
+
+/** What the client said about an uploaded file. */
+export interface MultipartFileInfo {
+  readonly filename: string;
+  readonly mimetype: string;
+}
+
+export interface ReceivedFile<Content> extends MultipartFileInfo {
+  /** Bytes read from the part (never more than the limit). */
+  readonly bytes: number;
+  /** What `receiveFile` made of the stream. */
+  readonly content: Content;
+}
+
+export interface MultipartFormOptions<Content> {
+  /** Name of the one file part the endpoint takes. */
+  readonly fileField: string;
+  /** Most bytes the file may have; enforced while streaming, the rest of the part is skipped. */
+  readonly maxFileBytes: number;
+  /** Most bytes of one text field (default 1 MiB). */
+  readonly maxFieldBytes?: number;
+  /**
+   * Reads the file part's stream to its end (it must, or the form stalls). The stream stops
+   * yielding at `maxFileBytes`; the form is then rejected and the content dropped.
+   */
+  readonly receiveFile: (stream: Readable, info: MultipartFileInfo) => Promise<Content>;
+}
+
+export interface MultipartForm<Fields, Content> {
+  readonly fields: Fields;
+  readonly file: ReceivedFile<Content> | undefined;
+}
+
+/** Keeps the file in memory: only for endpoints whose limit is small enough to hold (audio). */
+export async function collectFile(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Reads the file to its end and keeps nothing. */
+export async function discardFile(stream: Readable): Promise<void> {
+  // Busboy moves on to the next part only once this one is read.
+  stream.resume();
+  await finished(stream);
+}
+
+/**
+ * Route options for an endpoint whose body is multipart/form-data. The body is read in the handler
+ * by `readMultipartForm` (it is still unread while Fastify validates, so Fastify's body validation
+ * is switched off), and any other content type is refused before a byte of the body is parsed.
+ * The route's `schema.body` and `consumes` only document the form.
+ */
+export const multipartRouteOptions = {
+  preParsing: async (request: FastifyRequest, _reply: unknown, payload: unknown) => {
+    if (!isMultipartContentType(request.headers['content-type'])) throw notMultipart(request.headers['content-type']);
+    return payload;
+  },
+  validatorCompiler: (({ schema, httpPart }) => {
+    if (httpPart === 'body') return () => true;
+    return compileCoercing(schema as object);
+  }) satisfies FastifySchemaCompiler<unknown>,
+};
+
+/**
+ * A route-level validator compiler for query strings and path parameters: their values are always
+ * text, so they are validated with the same coercion as form fields ("20" passes an integer rule,
+ * "ten" does not), unlike JSON bodies, whose types are checked as sent.
+ */
+export const coercingValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => compileCoercing(schema as object);
+
+/**
+ * Reads a multipart form: collects the text fields, hands the file part to `receiveFile` under the
+ * size limit, then validates the fields against `schema`. Multipart values are text, so the
+ * validation coerces ("true" → true, "5" → 5). A field sent more than once becomes an array;
+ * `name[]` collects into the array `name` and `name[key]` into the object `name` (the Python SDK
+ * encodes lists and dicts that way, platform-facts §1.4); a single value for an array field that
+ * holds a JSON array is parsed. File parts under other names are read and dropped. Failures are
+ * 1213/1214 naming the field, after the whole body has been read, so the client sees the answer
+ * rather than a broken pipe; nothing received is kept.
+ */
+export async function readMultipartForm<Schema extends TObject, Content>(
+  request: FastifyRequest,
+  schema: Schema,
+  options: MultipartFormOptions<Content>,
+): Promise<MultipartForm<Static<Schema>, Content>> {
+  if (!request.isMultipart()) throw notMultipart(request.headers['content-type']);
+  const maxFieldBytes = options.maxFieldBytes ?? defaultMaxFieldBytes;
+  // Bounds the text held in memory: one field at its largest plus room for the small ones.
+  const maxTextBytes = maxFieldBytes + defaultMaxFieldBytes;
+  let textBytes = 0;
+  const raw: Record<string, unknown> = {};
+  let file: ReceivedFile<Content> | undefined;
+  let firstError: ApiError | undefined;
+  const fail = (error: ApiError) => {
+    firstError ??= error;
+  };
+
+  try {
+    const parts = request.parts({
+      limits: { fileSize: options.maxFileBytes, fieldSize: maxFieldBytes, files: 10, fields: 1000, parts: 1000 },
+    });
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        const wanted = part.fieldname === options.fileField && file === undefined && firstError === undefined;
+        if (!wanted) {
+          if (part.fieldname === options.fileField && file !== undefined) fail(invalidField(options.fileField, 'must be sent only once'));
+          await discardFile(part.file);
+          continue;
+        }
+        const content = await options.receiveFile(part.file, { filename: part.filename, mimetype: part.mimetype });
+        if (part.file.truncated) {
+          fail(invalidField(options.fileField, `must be at most ${formatBytes(options.maxFileBytes)}`));
+          continue;
+        }
+        // A browser form with no file chosen sends an empty part with an empty name.
+        if (part.filename === '' && part.file.bytesRead === 0) continue;
+        file = { filename: part.filename, mimetype: part.mimetype, bytes: part.file.bytesRead, content };
+      } else {
+        if (part.fieldname === options.fileField) {
+          fail(invalidField(options.fileField, 'must be sent as a file part (with a filename)'));
+        } else if (part.valueTruncated) {
+          fail(invalidField(fieldName(part.fieldname), `must be at most ${maxFieldBytes} bytes`));
+        } else {
+          textBytes += typeof part.value === 'string' ? part.value.length : JSON.stringify(part.value).length;
+          if (textBytes > maxTextBytes) fail(new ApiError('1210', `The form's text fields exceed ${maxTextBytes} bytes in all.`));
+          else addField(raw, part.fieldname, part.value);
+        }
+      }
+    }
+  } catch (error) {
+    throw multipartError(error);
+  }
+  if (firstError !== undefined) throw firstError;
+
+  parseJsonArrays(schema, raw);
+  const validate = compileCoercing(schema);
+  if (!validate(raw)) throw violationToApiError(validate.errors ?? []);
+  const fields = raw as Static<Schema>;
+  adoptRequestId(request, fields);
+  return { fields, file };
+}
+
+function isMultipartContentType(contentType: string | undefined): boolean {
+  return contentType !== undefined && contentType.toLowerCase().trimStart().startsWith(multipartContentType);
+}
+
+function notMultipart(contentType: string | undefined): ApiError {
+  const sent = contentType === undefined ? 'no Content-Type' : `Content-Type '${contentType}'`;
+  return new ApiError('1210', `This endpoint takes a ${multipartContentType} body, not ${sent}.`);
+}
+
+/** Errors of the multipart parser itself (malformed body, too many parts) are 1210. */
+function multipartError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return new ApiError('1210', 'The multipart body has too many parts.');
+  }
+  if (code === 'FST_INVALID_JSON_FIELD_ERROR') {
+    return new ApiError('1210', 'A form field sent as application/json does not hold valid JSON.');
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ApiError('1210', `The multipart body could not be parsed: ${message}.`);
+}
+
+/** `name`, `name[]` and `name[key]` (one level, as the SDKs send them); deeper names stay as sent. */
+const bracketedName = /^([^[\]]+)\[([^[\]]*)\]$/;
+
+function fieldName(name: string): string {
+  return bracketedName.exec(name)?.[1] ?? name;
+}
+
+function addField(raw: Record<string, unknown>, name: string, value: unknown): void {
+  const match = bracketedName.exec(name);
+  if (match === null) {
+    appendValue(raw, name, value, false);
+    return;
+  }
+  const [, base = name, key = ''] = match;
+  if (key === '') {
+    appendValue(raw, base, value, true);
+    return;
+  }
+  const existing = raw[base];
+  const container = isRecord(existing) ? existing : {};
+  raw[base] = container;
+  appendValue(container, key, value, false);
+}
+
+function appendValue(target: Record<string, unknown>, key: string, value: unknown, alwaysArray: boolean): void {
+  const existing = target[key];
+  if (existing === undefined) target[key] = alwaysArray ? [value] : value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else target[key] = [existing, value];
+}
+
+/** A lone value for an array field may be the whole list as JSON (`hotwords='["a","b"]'`). */
+function parseJsonArrays(schema: TObject, raw: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(raw)) {
+    if (typeof value !== 'string' || schema.properties[key]?.['type'] !== 'array' || !value.trimStart().startsWith('[')) continue;
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (Array.isArray(parsed)) raw[key] = parsed;
+    } catch {
+      // not JSON: validated as the single item it is
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The form's `request_id` is the platform request_id from here on (JSON routes adopt theirs in a hook). */
+function adoptRequestId(request: FastifyRequest, fields: unknown): void {
+  const requestId = isRecord(fields) ? fields['request_id'] : undefined;
+  if (typeof requestId !== 'string') return;
+  request.requestId = requestId;
+  request.log = request.log.child({ request_id: requestId });
+}
+
+/** "25 MB (26214400 bytes)": the spec states limits in MB, meaning MiB. */
+function formatBytes(bytes: number): string {
+  const mebibytes = bytes / (1024 * 1024);
+  return Number.isInteger(mebibytes) ? `${mebibytes} MB (${bytes} bytes)` : `${bytes} bytes`;
+}
+
+/**
+ * One Ajv for text values, set up as Fastify's (same formats, from the same compiler package)
+ * except that it coerces: every multipart value arrives as text. 'array' coercion also lets one
+ * value stand for a one-item list.
+ */
+const coercingAjv = createCoercingAjv();
+
+function createCoercingAjv(): AjvCompiler.Ajv {
+  const created: { ajv?: AjvCompiler.Ajv } = {};
+  AjvCompiler()({}, {
+    customOptions: { coerceTypes: 'array', useDefaults: false, removeAdditional: false, allErrors: false },
+    onCreate: (ajv) => {
+      created.ajv = ajv;
+    },
+  });
+  if (created.ajv === undefined) throw new Error('@fastify/ajv-compiler did not create an Ajv instance.');
+  return created.ajv;
+}
+
+const compiledValidators = new WeakMap<object, ReturnType<AjvCompiler.Ajv['compile']>>();
+
+function compileCoercing(schema: object): ReturnType<AjvCompiler.Ajv['compile']> {
+  let validate = compiledValidators.get(schema);
+  if (validate === undefined) {
+    validate = coercingAjv.compile(schema);
+    compiledValidators.set(schema, validate);
+  }
+  return validate;
+}
