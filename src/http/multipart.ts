@@ -4,6 +4,7 @@ import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ApiError, invalidField } from '../core/errors/api-error.ts';
+import { adoptRequestId } from './request-hooks.ts';
 import { violationToApiError } from './validation-error.ts';
 
 export const multipartContentType = 'multipart/form-data';
@@ -161,7 +162,7 @@ export async function readMultipartForm<Schema extends TObject, Content>(
   const validate = compileCoercing(schema);
   if (!validate(raw)) throw violationToApiError(validate.errors ?? []);
   const fields = raw as Static<Schema>;
-  adoptRequestId(request, fields);
+  adoptRequestId(request, isRecord(raw) ? raw['request_id'] : undefined);
   return { fields, file };
 }
 
@@ -234,14 +235,6 @@ function parseJsonArrays(schema: TObject, raw: Record<string, unknown>): void {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** The form's `request_id` is the platform request_id from here on (JSON routes adopt theirs in a hook). */
-function adoptRequestId(request: FastifyRequest, fields: unknown): void {
-  const requestId = isRecord(fields) ? fields['request_id'] : undefined;
-  if (typeof requestId !== 'string') return;
-  request.requestId = requestId;
-  request.log = request.log.child({ request_id: requestId });
 }
 
 /** "25 MB (26214400 bytes)": the spec states limits in MB, meaning MiB. */

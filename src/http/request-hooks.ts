@@ -24,7 +24,11 @@ export async function normaliseNulls(request: FastifyRequest): Promise<void> {
  */
 export async function adoptClientRequestId(request: FastifyRequest): Promise<void> {
   const body = request.body as { request_id?: unknown } | undefined;
-  const clientId = body !== null && typeof body === 'object' ? body.request_id : undefined;
+  adoptRequestId(request, body !== null && typeof body === 'object' ? body.request_id : undefined);
+}
+
+/** Makes a client's request_id (6-64 characters) the request's id; otherwise keeps the generated one. */
+export function adoptRequestId(request: FastifyRequest, clientId: unknown): void {
   if (typeof clientId === 'string' && clientId.length >= 6 && clientId.length <= 64) {
     request.requestId = clientId;
   }
