@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 import { sharedIdCases } from '../helpers/shared-id-cases.ts';
+import { itRejectsEach } from '../helpers/rejected-cases.ts';
 
 const url = '/paas/v4/chat/completions';
 const valid = { model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] };
@@ -52,12 +53,7 @@ describe('POST /paas/v4/chat/completions contract', () => {
   });
   after(() => test.close());
 
-  for (const testCase of rejected) {
-    it(`rejects: ${testCase.name}`, async () => {
-      const response = await postJson(test, url, testCase.body);
-      assertPlatformError(response, { status: 400, code: testCase.code, mentions: [testCase.field] });
-    });
-  }
+  itRejectsEach(() => test, url, rejected);
 
   it('accepts a full request (nulls as absent, unknown fields ignored) and says no engine is configured', async () => {
     const response = await postJson(test, url, {

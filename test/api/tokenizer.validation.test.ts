@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 import { sharedIdCases } from '../helpers/shared-id-cases.ts';
+import { itRejectsEach } from '../helpers/rejected-cases.ts';
 
 const url = '/paas/v4/tokenizer';
 const valid = { model: 'glm-4.6', messages: [{ role: 'user', content: 'Hello' }] };
@@ -41,12 +42,7 @@ describe('POST /paas/v4/tokenizer contract', () => {
   });
   after(() => test.close());
 
-  for (const testCase of rejected) {
-    it(`rejects: ${testCase.name}`, async () => {
-      const response = await postJson(test, url, testCase.body);
-      assertPlatformError(response, { status: 400, code: testCase.code, mentions: [testCase.field] });
-    });
-  }
+  itRejectsEach(() => test, url, rejected);
 
   it('accepts a full request (nulls as absent, unknown fields ignored) and says no engine is configured', async () => {
     const response = await postJson(test, url, {
