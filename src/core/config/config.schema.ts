@@ -14,6 +14,20 @@ export const ModelEntrySchema = Type.Object(
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
     maxConcurrency: Type.Optional(Type.Integer({ minimum: 1 })),
     workflow: Type.Optional(Type.String({ minLength: 1, description: 'ComfyUI workflow JSON file.' })),
+    thinkingParam: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "openai-compatible: dotted path of the engine's thinking switch (default chat_template_kwargs.enable_thinking; 'none' sends none).",
+      }),
+    ),
+    vision: Type.Optional(Type.Boolean({ description: 'The engine takes image/video/file content parts.' })),
+    contextSize: Type.Optional(Type.Integer({ minimum: 64, description: 'llama-cpp: context size in tokens.' })),
+    parallelSequences: Type.Optional(Type.Integer({ minimum: 1, description: 'llama-cpp: requests decoded at once.' })),
+    threads: Type.Optional(Type.Integer({ minimum: 1, description: 'llama-cpp: CPU threads.' })),
+    gpuLayers: Type.Optional(Type.Integer({ minimum: 0, description: 'llama-cpp: layers offloaded to a GPU (default 0: CPU).' })),
+    tokenizerPath: Type.Optional(Type.String({ minLength: 1, description: 'HF tokenizer.json for the tokenizer endpoint.' })),
+    chatTemplatePath: Type.Optional(Type.String({ minLength: 1, description: 'Jinja chat template (default: tokenizer_config.json beside tokenizerPath).' })),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,12 @@
+import type { BackendKind } from '../core/config/backend-kinds.ts';
+import type { BackendFactory } from '../core/engines/backend.ts';
+import { createLlamaCppBackend } from './llama-cpp/llama-cpp.backend.ts';
+import { createOpenAiCompatibleBackend } from './openai-compatible/openai-compatible.backend.ts';
+import { createZaiBackend } from './zai/zai.backend.ts';
+
+/** The one table that maps a backend kind of the config file to the folder that implements it. */
+export const backendFactories: Partial<Record<BackendKind, BackendFactory>> = {
+  'openai-compatible': createOpenAiCompatibleBackend,
+  'llama-cpp': createLlamaCppBackend,
+  zai: createZaiBackend,
+};

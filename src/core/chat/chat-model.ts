@@ -1,0 +1,17 @@
+import type { ChatStreamPart } from './chat-stream-part.ts';
+import type { ChatRequest, ChatResult } from './chat-types.ts';
+
+/**
+ * The chat capability. Engines throw ApiError for failures the client should see with a status
+ * (engine unreachable, prompt too long, engine refused the input); a stream that breaks after
+ * its first part throws EngineConnectionError so the answer can end with `network_error`.
+ */
+export interface ChatModel {
+  generate(request: ChatRequest): Promise<ChatResult>;
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
+}
+
+/** Counts the prompt tokens of messages + tools as the engine would render them. */
+export interface TokenCounter {
+  countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSignal }): Promise<number>;
+}
