@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
 import type { ReceivedFile } from '../../http/multipart.ts';
+import { parseInlineData } from '../shared/inline-data.ts';
 import { audioExtensions, maxAudioBytes, type AudioTranscriptionFields } from './audio.schema.ts';
 
 /** Content types that stand for wav or mp3 when the file name has no extension. */
@@ -32,18 +33,13 @@ function checkAudioFile(file: ReceivedFile<unknown>): void {
   if (file.bytes === 0) throw invalidField('file', 'is empty');
 }
 
-const dataUrlPrefix = /^data:[^,]*;base64,/i;
-const base64Text = /^[A-Za-z0-9+/_-]*={0,2}$/;
-
 /** Base64 or a base64 data URL, whitespace allowed, decoding to 1 byte .. 25 MB. */
 function checkBase64Audio(value: string): void {
-  const encoded = value.replace(dataUrlPrefix, '').replace(/\s+/g, '');
-  if (!base64Text.test(encoded) || encoded.length % 4 === 1) throw invalidField('file_base64', 'must be base64-encoded audio');
-  const padding = encoded.endsWith('==') ? 2 : encoded.endsWith('=') ? 1 : 0;
-  const decodedBytes = Math.floor((encoded.length * 3) / 4) - padding;
-  if (decodedBytes === 0) throw invalidField('file_base64', 'holds no audio');
-  if (decodedBytes > maxAudioBytes) {
-    throw invalidField('file_base64', `must decode to at most 25 MB (${maxAudioBytes} bytes), got ${decodedBytes} bytes`);
+  const inline = parseInlineData(value);
+  if (inline === undefined) throw invalidField('file_base64', 'must be base64-encoded audio');
+  if (inline.decodedBytes === 0) throw invalidField('file_base64', 'holds no audio');
+  if (inline.decodedBytes > maxAudioBytes) {
+    throw invalidField('file_base64', `must decode to at most 25 MB (${maxAudioBytes} bytes), got ${inline.decodedBytes} bytes`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
+import { parseInlineData } from '../shared/inline-data.ts';
 import type { VideoGenerationRequest, VideoImageInput } from './videos.schema.ts';
 
 /** Spec Limits: a video input image is at most 5M; read as 5 MiB of decoded bytes. */
@@ -44,25 +45,13 @@ function checkImageSource(image: VideoImage): void {
     if (!URL.canParse(source)) throw invalidField(field, 'is not a valid URL');
     return;
   }
-  let base64 = source;
-  if (/^data:/i.test(source)) {
-    const dataUrl = /^data:image\/(?:png|jpeg|jpg);base64,/i.exec(source);
-    if (dataUrl === null) {
-      const mediaType = /^data:([^;,]*)/i.exec(source)?.[1] || 'no media type';
-      throw invalidField(field, `must be a png or jpeg image as 'data:image/png|jpeg|jpg;base64,...', not ${mediaType}`);
-    }
-    base64 = source.slice(dataUrl[0].length);
+  const inline = parseInlineData(source);
+  if (/^data:/i.test(source) && !/^image\/(png|jpeg|jpg)$/.test(inline?.mediaType ?? '')) {
+    const mediaType = /^data:([^;,]*)/i.exec(source)?.[1] || 'no media type';
+    throw invalidField(field, `must be a png or jpeg image as 'data:image/png|jpeg|jpg;base64,...', not ${mediaType}`);
   }
-  checkBase64Image(field, base64);
-}
-
-function checkBase64Image(field: string, base64: string): void {
-  // MIME-wrapped base64 carries line breaks; URL-safe base64 uses - and _.
-  const compact = base64.replace(/[\r\n]/g, '');
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) throw invalidField(field, `must be ${sourceForms}`);
-  const dataLength = compact.replace(/=+$/, '').length;
-  const decodedBytes = Math.floor((dataLength * 3) / 4);
-  if (decodedBytes > maxVideoImageBytes) {
-    throw invalidField(field, `the image is ${decodedBytes} bytes; at most ${maxVideoImageBytes} bytes (5 MB) are allowed`);
+  if (inline === undefined) throw invalidField(field, `must be ${sourceForms}`);
+  if (inline.decodedBytes > maxVideoImageBytes) {
+    throw invalidField(field, `the image is ${inline.decodedBytes} bytes; at most ${maxVideoImageBytes} bytes (5 MB) are allowed`);
   }
 }

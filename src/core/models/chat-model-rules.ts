@@ -48,3 +48,41 @@ export function isFixedThinkingModel(model: string): boolean {
 }
 
 export const fixedThinkingEfforts = ['low', 'high', 'max'] as const;
+
+type Effort = 'max' | 'xhigh' | 'high' | 'medium' | 'low' | 'minimal' | 'none';
+
+/** glm-5.2: none/minimal skip thinking; low and medium map to high; xhigh maps to max (spec reasoning_effort). */
+const glm52Efforts: Record<Effort, Effort | 'skip'> = {
+  max: 'max',
+  xhigh: 'max',
+  high: 'high',
+  medium: 'high',
+  low: 'high',
+  minimal: 'skip',
+  none: 'skip',
+};
+
+/**
+ * Whether the model thinks for this request, and at which effort (spec `thinking.type` and
+ * `reasoning_effort`). Thinking is on by default; glm-4.7 and glm-4.5v always think; glm-5.3
+ * cannot turn it off; effort exists from glm-5.2 on (default max) and only while thinking. An
+ * operator's own model gets what the client sent.
+ */
+export function effectiveThinking(
+  model: string,
+  requestedType: 'enabled' | 'disabled' | undefined,
+  requestedEffort: Effort | undefined,
+): { enabled: boolean; effort: Effort | undefined } {
+  const platformModel = chatModelRules(model) !== undefined;
+  const alwaysThinks = model.startsWith('glm-4.7') || model.startsWith('glm-4.5v') || isFixedThinkingModel(model);
+  let enabled = requestedType !== 'disabled' || (platformModel && alwaysThinks);
+  if (!platformModel) return { enabled, effort: enabled ? requestedEffort : undefined };
+  if (!enabled) return { enabled, effort: undefined };
+  if (isFixedThinkingModel(model)) return { enabled, effort: requestedEffort ?? 'max' };
+  if (model.startsWith('glm-5.2')) {
+    const mapped = glm52Efforts[requestedEffort ?? 'max'];
+    if (mapped === 'skip') enabled = false;
+    return { enabled, effort: mapped === 'skip' ? undefined : mapped };
+  }
+  return { enabled, effort: undefined };
+}
