@@ -2,7 +2,9 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Authenticator, AuthenticatedKey } from '../core/auth/authenticator.ts';
 import type { PlatformConfig } from '../core/config/config.schema.ts';
+import type { EngineRegistry } from '../core/engines/engine-registry.ts';
 import type { ModelResolver } from '../core/models/model-resolver.ts';
+import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
 import type { Database } from '../store/database.ts';
 
 /** The Fastify instance every route module receives, typed by TypeBox. */
@@ -20,6 +22,8 @@ export interface AppDependencies {
   readonly database: Database;
   readonly authenticator: Authenticator;
   readonly models: ModelResolver;
+  readonly engines: EngineRegistry;
+  readonly usage: UsageRecorder;
   /** pino options, or false to log nothing (tests). */
   readonly logger: boolean | Record<string, unknown>;
 }

@@ -1,13 +1,18 @@
+import { backendFactories } from '../backends/index.ts';
 import { Authenticator } from '../core/auth/authenticator.ts';
 import { SecretBox } from '../core/auth/secret-box.ts';
 import type { PlatformConfig } from '../core/config/config.schema.ts';
 import { loadConfigFile } from '../core/config/load-config.ts';
 import type { Settings } from '../core/config/settings.ts';
+import { EngineRegistry } from '../core/engines/engine-registry.ts';
 import { ModelResolver } from '../core/models/model-resolver.ts';
+import { UsageRecorder } from '../core/usage/usage-recorder.ts';
 import { ApiKeyRepository } from '../store/api-key-repository.ts';
 import { openDatabase, type Database } from '../store/database.ts';
 import { loadMasterKey } from '../store/master-key.ts';
 import { migrateToLatest } from '../store/migrate.ts';
+import { UsageRepository } from '../store/usage-repository.ts';
+import { HfTokenCounter } from '../tools/hf-tokenizer/hf-token-counter.ts';
 
 /** The composed, storage-backed parts the server, the worker and the CLI share. */
 export interface Platform {
@@ -17,6 +22,11 @@ export interface Platform {
   readonly keys: ApiKeyRepository;
   readonly authenticator: Authenticator;
   readonly models: ModelResolver;
+  /** Engines of the catalog's models, built on first use. */
+  readonly engines: EngineRegistry;
+  /** Batches usage records into `ledger`, off the request path. */
+  readonly usage: UsageRecorder;
+  readonly ledger: UsageRepository;
   /** Revokes a key in storage and in this process's auth cache, so it is refused at once. */
   revokeKey(id: string): Promise<boolean>;
   close(): Promise<void>;
@@ -35,18 +45,33 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   }
   const keys = new ApiKeyRepository(database, box);
   const authenticator = new Authenticator(keys, box);
+  const models = new ModelResolver(config.models ?? {});
+  const engines = new EngineRegistry(models, backendFactories, settings.configPath, (tokenizerPath, chatTemplatePath) =>
+    HfTokenCounter.load(tokenizerPath, chatTemplatePath),
+  );
+  const ledger = new UsageRepository(database);
+  const usage = new UsageRecorder((records) => ledger.insertMany(records), {
+    onError: (error, dropped) => console.error(`usage records not written yet (${dropped} dropped):`, error),
+  });
   return {
     settings,
     config,
     database,
     keys,
     authenticator,
-    models: new ModelResolver(config.models ?? {}),
+    models,
+    engines,
+    usage,
+    ledger,
     async revokeKey(id) {
       const revoked = await keys.revoke(id);
       authenticator.forget(id);
       return revoked;
     },
-    close: () => database.close(),
+    async close() {
+      await usage.close();
+      await engines.close();
+      await database.close();
+    },
   };
 }

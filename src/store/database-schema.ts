@@ -8,7 +8,21 @@ export interface ApiKeyTable {
   revoked_at: number | null;
 }
 
+/** Table `usage_records`: the append-only usage ledger, one row per completed call. */
+export interface UsageRecordTable {
+  id: string;
+  key_id: string;
+  model: string;
+  endpoint: string;
+  request_id: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  created_at: number;
+}
+
 export interface DatabaseSchema {
   api_keys: ApiKeyTable;
+  usage_records: UsageRecordTable;
 }
 

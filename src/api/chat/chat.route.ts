@@ -1,8 +1,15 @@
-import { engineNotAvailable } from '../../core/models/model-resolver.ts';
+import { randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { ChatUsage } from '../../core/chat/chat-types.ts';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
+import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkChatRequest } from './chat.checks.ts';
+import { toChatRequest } from './chat-request.mapper.ts';
+import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
 import { ChatCompletionRequest, ChatCompletionResponse } from './chat.schema.ts';
+import { relayChatStream } from './chat-stream-relay.ts';
 
 export function registerChatRoutes(app: App, deps: AppDependencies): void {
   app.post(
@@ -17,11 +24,38 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         response: responses(ChatCompletionResponse),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       checkChatRequest(body);
-      const entry = deps.models.resolve(body.model, 'chat');
-      throw engineNotAvailable(body.model, entry, 'chat');
+      const chat = deps.engines.chat(body.model);
+      const chatRequest = toChatRequest(body, abortOnDisconnect(reply));
+      const header = answerHeader(request, body.model);
+      const recordUsage = (usage: ChatUsage) =>
+        deps.usage.record({
+          keyId: request.apiKey?.id ?? '',
+          model: body.model,
+          endpoint: 'chat.completions',
+          requestId: request.requestId,
+          ...usage,
+          createdAt: Date.now(),
+        });
+      if (body.stream === true) {
+        const usage = await relayChatStream(chat.stream(chatRequest), header, body.tool_stream === true, new SseWriter(request, reply));
+        if (usage !== undefined) recordUsage(usage);
+        return reply;
+      }
+      const result = await chat.generate(chatRequest);
+      recordUsage(result.usage);
+      return toChatCompletion(header, result);
     },
   );
+}
+
+function answerHeader(request: FastifyRequest, model: string): ChatAnswerHeader {
+  return {
+    id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+    requestId: request.requestId,
+    created: Math.floor(Date.now() / 1000),
+    model,
+  };
 }

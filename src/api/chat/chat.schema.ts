@@ -32,6 +32,7 @@ export const ChatCompletionRequest = Type.Object({
     }),
   ),
   response_format: Type.Optional(Type.Object({ type: StringEnum(['text', 'json_object']) })),
+  seed: Type.Optional(Type.Integer({ description: 'Sampling seed, for repeatable answers where the engine supports it.' })),
   request_id: Type.Optional(RequestId),
   user_id: Type.Optional(UserId),
 });

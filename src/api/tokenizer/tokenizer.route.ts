@@ -1,5 +1,7 @@
-import { engineNotAvailable } from '../../core/models/model-resolver.ts';
+import { randomBytes } from 'node:crypto';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
+import { toChatMessages, toFunctionTools } from '../chat/chat-request.mapper.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkTokenizerRequest } from './tokenizer.checks.ts';
 import { TokenizerRequest, TokenizerResponse } from './tokenizer.schema.ts';
@@ -13,16 +15,27 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
       schema: {
         operationId: 'countTokens',
         tags: ['tokenizer'],
-        summary: 'Counts the tokens of a prompt (messages and function tools).',
+        summary: 'Counts the tokens of a prompt (messages and function tools) as the model renders it.',
         body: TokenizerRequest,
         response: responses(TokenizerResponse),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       checkTokenizerRequest(body);
-      const entry = deps.models.resolve(body.model, 'tokenize');
-      throw engineNotAvailable(body.model, entry, 'tokenize');
+      const counter = deps.engines.tokenizer(body.model);
+      const promptTokens = await counter.countPromptTokens({
+        messages: toChatMessages(body.messages, true),
+        tools: toFunctionTools(body.tools ?? []),
+        signal: abortOnDisconnect(reply),
+      });
+      return {
+        id: `tok-${randomBytes(12).toString('hex')}`,
+        created: Math.floor(Date.now() / 1000),
+        request_id: request.requestId,
+        // Text prompts: media tokens are counted only by engines that take media.
+        usage: { prompt_tokens: promptTokens, image_tokens: 0, video_tokens: 0, total_tokens: promptTokens },
+      };
     },
   );
 }

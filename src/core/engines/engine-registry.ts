@@ -1,10 +1,14 @@
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
 import type { BackendKind } from '../config/backend-kinds.ts';
 import type { ModelEntry } from '../config/config.schema.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Capability } from '../models/capability.ts';
 import { engineNotAvailable, type ModelResolver } from '../models/model-resolver.ts';
 import type { Backend, BackendFactory } from './backend.ts';
+
+/** Loads a tokenizer from a model's files (tokenizer.json and chat template). */
+export type TokenizerFilesLoader = (tokenizerPath: string, chatTemplatePath: string | undefined) => TokenCounter;
 
 /**
  * Turns a request's model name into the engine capability that serves it: resolves the catalog
@@ -15,20 +19,41 @@ export class EngineRegistry {
   readonly #models: ModelResolver;
   readonly #factories: Partial<Record<BackendKind, BackendFactory>>;
   readonly #configDir: string;
+  readonly #loadTokenizerFiles: TokenizerFilesLoader;
   readonly #backends = new Map<string, Backend>();
+  readonly #fileTokenizers = new Map<string, TokenCounter>();
 
-  constructor(models: ModelResolver, factories: Partial<Record<BackendKind, BackendFactory>>, configPath: string | undefined) {
+  constructor(
+    models: ModelResolver,
+    factories: Partial<Record<BackendKind, BackendFactory>>,
+    configPath: string | undefined,
+    loadTokenizerFiles: TokenizerFilesLoader,
+  ) {
     this.#models = models;
     this.#factories = factories;
     this.#configDir = configPath === undefined ? process.cwd() : dirname(configPath);
+    this.#loadTokenizerFiles = loadTokenizerFiles;
   }
 
   chat(model: string): ChatModel {
     return this.#capability(model, 'chat', (backend) => backend.chat);
   }
 
+  /** The model's own tokenizer files when configured (`tokenizerPath`), else the engine's tokenizer. */
   tokenizer(model: string): TokenCounter {
-    return this.#capability(model, 'tokenize', (backend) => backend.tokenizer);
+    const entry = this.#models.resolve(model, 'tokenize');
+    if (entry.tokenizerPath === undefined) return this.#capability(model, 'tokenize', (backend) => backend.tokenizer);
+    let counter = this.#fileTokenizers.get(model);
+    if (counter === undefined) {
+      const chatTemplatePath = entry.chatTemplatePath === undefined ? undefined : resolve(this.#configDir, entry.chatTemplatePath);
+      try {
+        counter = this.#loadTokenizerFiles(resolve(this.#configDir, entry.tokenizerPath), chatTemplatePath);
+      } catch (error) {
+        throw new ApiError('1221', `The tokenizer files of model '${model}' cannot be loaded: ${(error as Error).message}.`);
+      }
+      this.#fileTokenizers.set(model, counter);
+    }
+    return counter;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,88 @@
+import type { ChatMessage, ChatRequest, ContentPart, FunctionTool } from '../../core/chat/chat-types.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { chatModelRules, effectiveThinking } from '../../core/models/chat-model-rules.ts';
+import { inlineHead, parseInlineData } from '../shared/inline-data.ts';
+import type { ContentPart as WireContentPart, ChatMessage as WireChatMessage } from '../shared/message.schema.ts';
+import type { ChatCompletionRequest } from './chat.schema.ts';
+
+/**
+ * The platform's chat body as an engine-neutral ChatRequest: the spec's per-model defaults
+ * (temperature, top_p, output cap, thinking and effort rules) applied, earlier reasoning dropped
+ * unless `clear_thinking` is false, one stop word as a list, media as URLs.
+ */
+export function toChatRequest(body: ChatCompletionRequest, signal: AbortSignal): ChatRequest {
+  const rules = chatModelRules(body.model);
+  const keepReasoning = body.thinking?.clear_thinking === false;
+  return {
+    model: body.model,
+    messages: toChatMessages(body.messages, keepReasoning),
+    tools: toFunctionTools(body.tools ?? []),
+    temperature: body.temperature ?? rules?.temperature,
+    topP: body.top_p ?? rules?.topP,
+    greedy: body.do_sample === false,
+    maxTokens: body.max_tokens,
+    maxTokensLimit: rules?.maxOutputTokens,
+    stop: body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop,
+    responseFormat: body.response_format?.type ?? 'text',
+    thinking: effectiveThinking(body.model, body.thinking?.type, body.reasoning_effort),
+    seed: body.seed,
+    signal,
+  };
+}
+
+/** Wire messages as engines take them; `keepReasoning` keeps earlier turns' reasoning_content. */
+export function toChatMessages(messages: readonly WireChatMessage[], keepReasoning: boolean): ChatMessage[] {
+  return messages.map((message) => toMessage(message, keepReasoning));
+}
+
+function toMessage(message: WireChatMessage, keepReasoning: boolean): ChatMessage {
+  return {
+    role: message.role,
+    content: message.content === undefined ? null : typeof message.content === 'string' ? message.content : message.content.map(toContentPart),
+    ...(keepReasoning && message.reasoning_content !== undefined ? { reasoningContent: message.reasoning_content } : {}),
+    ...(message.tool_calls === undefined
+      ? {}
+      : { toolCalls: message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })) }),
+    ...(message.tool_call_id === undefined ? {} : { toolCallId: message.tool_call_id }),
+    ...(message.name === undefined ? {} : { name: message.name }),
+  };
+}
+
+function toContentPart(part: WireContentPart): ContentPart {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text ?? '' };
+    case 'input_audio':
+      return { type: 'input_audio', url: `data:audio/${part.input_audio?.format ?? 'wav'};base64,${part.input_audio?.data ?? ''}` };
+    default:
+      return { type: part.type, url: toMediaUrl(part[part.type]?.url ?? '') };
+  }
+}
+
+/** http(s) and data URLs pass as they are; bare base64 (the Python SDK strips the prefix) becomes a data URL. */
+export function toMediaUrl(url: string): string {
+  if (/^(https?|data):/i.test(url)) return url;
+  const inline = parseInlineData(url);
+  return inline === undefined ? url : `data:${sniffMediaType(inlineHead(inline))};base64,${inline.base64}`;
+}
+
+function sniffMediaType(head: Buffer): string {
+  if (head[0] === 0x89 && head.subarray(1, 4).toString('latin1') === 'PNG') return 'image/png';
+  if (head[0] === 0xff && head[1] === 0xd8) return 'image/jpeg';
+  if (head.subarray(0, 3).toString('latin1') === 'GIF') return 'image/gif';
+  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (head.subarray(4, 8).toString('latin1') === 'ftyp') return 'video/mp4';
+  if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
+  return 'application/octet-stream';
+}
+
+/** Function tools go to the engine; web search and retrieval tools need engines this build lacks. */
+export function toFunctionTools(tools: NonNullable<ChatCompletionRequest['tools']>): FunctionTool[] {
+  return tools.map((tool, index) => {
+    if (tool.type !== 'function' || tool.function === undefined) {
+      throw new ApiError('1221', `tools[${index}]: the '${tool.type}' tool is not available in this build of the server yet; only function tools are.`);
+    }
+    const { name, description, parameters } = tool.function;
+    return { name, ...(description === undefined ? {} : { description }), ...(parameters === undefined ? {} : { parameters }) };
+  });
+}

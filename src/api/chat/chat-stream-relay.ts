@@ -1,0 +1,92 @@
+import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
+import type { ChatUsage } from '../../core/chat/chat-types.ts';
+import { EngineConnectionError } from '../../core/chat/engine-errors.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import type { SseWriter } from '../../http/sse-writer.ts';
+import { toChunk, toFinalChunk, type ChatAnswerHeader, type WireToolCallDelta } from './chat-response.mapper.ts';
+
+interface PendingCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+const noUsage: ChatUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+
+/**
+ * Relays an engine stream as platform chunks (platform-facts §3.2, §3.3). The first part is
+ * awaited before any byte is sent, so an engine that fails at once gets a real HTTP status; after
+ * that, a broken engine connection ends the answer with finish_reason `network_error` and any other
+ * failure travels as an in-band `{"error":…}` frame, then `[DONE]`. Tool calls are relayed as
+ * fragments with `tool_stream`, otherwise each call goes out whole, just before the last chunk.
+ * Resolves with the usage of a completed answer (undefined when it did not complete).
+ */
+export async function relayChatStream(
+  parts: AsyncIterable<ChatStreamPart>,
+  header: ChatAnswerHeader,
+  toolStream: boolean,
+  writer: SseWriter,
+): Promise<ChatUsage | undefined> {
+  const iterator = parts[Symbol.asyncIterator]();
+  let next = await iterator.next();
+  writer.open();
+  const calls = new Map<number, PendingCall>();
+  try {
+    for (; !next.done; next = await iterator.next()) {
+      const part = next.value;
+      if (!writer.writable) return undefined;
+      if (part.type === 'finish') {
+        if (!toolStream && calls.size > 0) await writer.send(toChunk(header, { tool_calls: wholeCalls(calls) }));
+        await writer.send(toFinalChunk(header, part.reason, part.usage));
+        return part.usage;
+      }
+      const delta = relayPart(part, calls, toolStream);
+      if (delta !== undefined) await writer.send(toChunk(header, delta));
+    }
+    throw new EngineConnectionError('the engine stream ended without a finish');
+  } catch (error) {
+    if (!writer.writable) return undefined;
+    if (error instanceof EngineConnectionError) {
+      await writer.send(toFinalChunk(header, 'network_error', noUsage));
+    } else {
+      const apiError = error instanceof ApiError ? error : new ApiError('500');
+      await writer.send(apiError.toBody());
+    }
+    return undefined;
+  } finally {
+    await iterator.return?.();
+    await writer.end();
+  }
+}
+
+/** The delta to send for one part now, or undefined when the part is held back (or empty). */
+function relayPart(part: Exclude<ChatStreamPart, { type: 'finish' }>, calls: Map<number, PendingCall>, toolStream: boolean) {
+  switch (part.type) {
+    case 'reasoning':
+      return part.text === '' ? undefined : { reasoning_content: part.text };
+    case 'text':
+      return part.text === '' ? undefined : { content: part.text };
+    case 'tool-call-start':
+      calls.set(part.index, { id: part.id, name: part.name, arguments: '' });
+      return toolStream
+        ? { tool_calls: [{ index: part.index, id: part.id, type: 'function' as const, function: { name: part.name, arguments: '' } }] }
+        : undefined;
+    case 'tool-call-delta': {
+      const call = calls.get(part.index);
+      if (call === undefined) throw new EngineConnectionError(`the engine sent arguments for unknown tool call ${part.index}`);
+      call.arguments += part.argumentsDelta;
+      return toolStream && part.argumentsDelta !== ''
+        ? { tool_calls: [{ index: part.index, id: call.id, type: 'function' as const, function: { arguments: part.argumentsDelta } }] }
+        : undefined;
+    }
+  }
+}
+
+function wholeCalls(calls: Map<number, PendingCall>): WireToolCallDelta[] {
+  return [...calls.entries()].map(([index, call]) => ({
+    index,
+    id: call.id,
+    type: 'function' as const,
+    function: { name: call.name, arguments: call.arguments },
+  }));
+}

@@ -1,0 +1,65 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Server-sent events as every official client parses them (platform-facts §3.1): each event is
+ * exactly `data: <json>\n\n`, the stream ends with `data: [DONE]\n\n`; no event, id, retry or
+ * comment lines. Writes respect backpressure and stop quietly once the client is gone.
+ */
+export class SseWriter {
+  readonly #request: FastifyRequest;
+  readonly #reply: FastifyReply;
+  #opened = false;
+
+  constructor(request: FastifyRequest, reply: FastifyReply) {
+    this.#request = request;
+    this.#reply = reply;
+  }
+
+  get opened(): boolean {
+    return this.#opened;
+  }
+
+  /** Whether the client can still receive events. */
+  get writable(): boolean {
+    const raw = this.#reply.raw;
+    return !raw.destroyed && !raw.writableEnded;
+  }
+
+  /** Sends the 200 and the headers; from here on failures travel in-band. */
+  open(): void {
+    this.#reply.hijack();
+    this.#reply.raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-request-id': this.#request.requestId,
+    });
+    this.#opened = true;
+  }
+
+  async send(data: unknown): Promise<void> {
+    await this.#write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Writes `[DONE]` and ends the response. */
+  async end(): Promise<void> {
+    if (!this.writable) return;
+    await this.#write('data: [DONE]\n\n');
+    this.#reply.raw.end();
+  }
+
+  async #write(text: string): Promise<void> {
+    const raw = this.#reply.raw;
+    if (!this.writable) return;
+    if (raw.write(text)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        raw.off('drain', done);
+        raw.off('close', done);
+        resolve();
+      };
+      raw.on('drain', done);
+      raw.on('close', done);
+    });
+  }
+}
