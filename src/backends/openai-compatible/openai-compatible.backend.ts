@@ -1,3 +1,40 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { ChatCompletionsEngine } from './chat-completions-engine.ts';
+import { engineHttpError } from './engine-http-error.ts';
+import type { EngineConnection } from './engine-request.ts';
+import { buildOpenAiChatBody, defaultThinkingParam, type OpenAiBodyOptions } from './openai-chat-body.ts';
+import { OpenAiCompatibleTokenizer } from './openai-compatible-tokenizer.ts';
 
-export const createOpenAiCompatibleBackend: BackendFactory = () => ({});
+/** Ten minutes: a long reasoning answer on a busy server takes minutes; a dead one is caught by connect errors. */
+export const defaultEngineTimeoutMs = 600_000;
+
+/**
+ * Any OpenAI-compatible inference server (vLLM, SGLang, llama.cpp server, Ollama, LocalAI):
+ * chat over `{baseUrl}/chat/completions`, token counting over the engine's `/tokenize`.
+ */
+export const createOpenAiCompatibleBackend: BackendFactory = ({ modelName, entry }) => {
+  if (entry.baseUrl === undefined) {
+    throw new ApiError(
+      '1221',
+      `Model '${modelName}' uses backend openai-compatible but has no baseUrl; add one to its config entry, for example baseUrl: http://gpu-host:8000/v1.`,
+    );
+  }
+  const baseUrl = entry.baseUrl.replace(/\/+$/, '');
+  const engine: EngineConnection = {
+    modelName,
+    apiKey: entry.apiKey,
+    timeoutMs: entry.timeoutMs ?? defaultEngineTimeoutMs,
+    httpError: (status, text) => engineHttpError(modelName, status, text),
+  };
+  const options: OpenAiBodyOptions = {
+    modelName,
+    upstreamModel: entry.upstreamModel ?? modelName,
+    thinkingParam: entry.thinkingParam ?? defaultThinkingParam,
+    vision: entry.vision === true,
+  };
+  return {
+    chat: new ChatCompletionsEngine(engine, `${baseUrl}/chat/completions`, (request, stream) => buildOpenAiChatBody(request, options, stream)),
+    tokenizer: new OpenAiCompatibleTokenizer(engine, baseUrl.replace(/\/v1$/, ''), options),
+  };
+};

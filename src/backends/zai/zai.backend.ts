@@ -1,3 +1,36 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { ChatCompletionsEngine } from '../openai-compatible/chat-completions-engine.ts';
+import type { EngineConnection } from '../openai-compatible/engine-request.ts';
+import { defaultEngineTimeoutMs } from '../openai-compatible/openai-compatible.backend.ts';
+import { buildZaiChatBody } from './zai-chat-body.ts';
+import { zaiHttpError } from './zai-error.ts';
+import { ZaiTokenizer } from './zai-tokenizer.ts';
 
-export const createZaiBackend: BackendFactory = () => ({});
+export const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
+
+/**
+ * The upstream cloud platform itself: its answers already have the platform's shape (OpenAI
+ * chunks plus reasoning_content), so the OpenAI-compatible reading is shared; body and error
+ * codes are the platform's own.
+ */
+export const createZaiBackend: BackendFactory = ({ modelName, entry }) => {
+  if (entry.apiKey === undefined) {
+    throw new ApiError(
+      '1221',
+      `Model '${modelName}' uses backend zai but has no apiKey; add one to its config entry, for example apiKey: \${ZAI_API_KEY}.`,
+    );
+  }
+  const baseUrl = (entry.baseUrl ?? defaultZaiBaseUrl).replace(/\/+$/, '');
+  const upstreamModel = entry.upstreamModel ?? modelName;
+  const engine: EngineConnection = {
+    modelName,
+    apiKey: entry.apiKey,
+    timeoutMs: entry.timeoutMs ?? defaultEngineTimeoutMs,
+    httpError: (status, text) => zaiHttpError(modelName, status, text),
+  };
+  return {
+    chat: new ChatCompletionsEngine(engine, `${baseUrl}/chat/completions`, (request, stream) => buildZaiChatBody(request, upstreamModel, stream)),
+    tokenizer: new ZaiTokenizer(engine, baseUrl, upstreamModel),
+  };
+};

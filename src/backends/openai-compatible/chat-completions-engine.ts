@@ -1,0 +1,94 @@
+import type { ChatModel } from '../../core/chat/chat-model.ts';
+import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
+import type { ChatRequest, ChatResult } from '../../core/chat/chat-types.ts';
+import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
+import { ChatChunkReader } from './chat-chunk-reader.ts';
+import { readChatCompletion } from './chat-completion-reader.ts';
+import { postForEvents, postJson, type EngineConnection } from './engine-request.ts';
+import { asRecord, type WireRecord } from './wire-reading.ts';
+
+/** Builds the engine's body for a request; `stream` says which kind of answer is asked for. */
+export type ChatBodyBuilder = (request: ChatRequest, stream: boolean) => Record<string, unknown>;
+
+/**
+ * A ChatModel over any `/chat/completions` endpoint that answers in the OpenAI shape (with
+ * `reasoning_content`): self-hosted inference servers and the upstream platform alike. What
+ * differs between them is the body and the meaning of error answers, both given here.
+ */
+export class ChatCompletionsEngine implements ChatModel {
+  readonly #engine: EngineConnection;
+  readonly #url: string;
+  readonly #buildBody: ChatBodyBuilder;
+
+  constructor(engine: EngineConnection, url: string, buildBody: ChatBodyBuilder) {
+    this.#engine = engine;
+    this.#url = url;
+    this.#buildBody = buildBody;
+  }
+
+  async generate(request: ChatRequest): Promise<ChatResult> {
+    const body = this.#buildBody(request, false);
+    const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });
+    const error = inBandError(answer);
+    if (error !== undefined) throw this.#inBandError(error);
+    return readChatCompletion(answer, this.#engine.modelName);
+  }
+
+  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+    const body = this.#buildBody(request, true);
+    const reader = new ChatChunkReader();
+    let sentParts = false;
+    let sawDone = false;
+    try {
+      for await (const data of postForEvents(this.#engine, { url: this.#url, body, signal: request.signal })) {
+        if (data.trim() === '[DONE]') {
+          sawDone = true;
+          break;
+        }
+        const chunk = this.#parseChunk(data);
+        const error = inBandError(chunk);
+        if (error !== undefined) throw this.#inBandError(error);
+        for (const part of reader.read(chunk)) {
+          sentParts = true;
+          yield part;
+        }
+      }
+      if (!sawDone && !reader.finished) {
+        throw new EngineConnectionError(`The engine for model '${this.#engine.modelName}' ended its stream before saying why it finished.`);
+      }
+    } catch (error) {
+      // Before the first part the client can still get a status: the engine could not be used at all.
+      if (!sentParts && error instanceof EngineConnectionError) throw engineUnreachable(this.#engine.modelName, error.message);
+      throw error;
+    }
+    yield* reader.end();
+  }
+
+  #parseChunk(data: string): WireRecord {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      throw new EngineConnectionError(`The engine for model '${this.#engine.modelName}' sent a stream event that is not JSON: ${data.slice(0, 200)}`);
+    }
+    return asRecord(parsed) ?? {};
+  }
+
+  /** An error the engine sent with HTTP 200 (in a stream, after it had started): mapped like an error answer. */
+  #inBandError(error: { status: number; text: string }) {
+    return this.#engine.httpError(error.status, error.text);
+  }
+}
+
+/**
+ * vLLM sends `{"object":"error",…}` or `{"error":{…}}` inside a stream when generation fails after
+ * the answer started; the upstream platform sends `{"error":{"code","message"}}`.
+ */
+function inBandError(answer: unknown): { status: number; text: string } | undefined {
+  const record = asRecord(answer);
+  if (record === undefined || record['choices'] !== undefined) return undefined;
+  if (record['error'] === undefined && record['object'] !== 'error') return undefined;
+  const code = asRecord(record['error'])?.['code'] ?? record['code'];
+  const status = typeof code === 'number' && code >= 400 && code < 600 ? code : 500;
+  return { status, text: JSON.stringify(record) };
+}

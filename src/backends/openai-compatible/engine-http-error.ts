@@ -1,0 +1,57 @@
+import { ApiError } from '../../core/errors/api-error.ts';
+import { asRecord, asString } from './wire-reading.ts';
+
+const longestMessage = 600;
+
+/** How an engine says the prompt does not fit: vLLM, SGLang, llama.cpp server, Ollama, TGI. */
+const contextLengthPattern = /context length|context size|context window|maximum context|exceeds? the (available )?context|too many tokens|prompt is too long|input is too long|longer than the model/i;
+
+/**
+ * The error a client sees when an OpenAI-compatible engine answers a call with an error status.
+ * The engine's own message is kept (it says what is wrong with the input); the platform key's
+ * problems with the engine (401/403/404: a configuration matter) are reported as the model being
+ * unavailable, not as the client's fault.
+ */
+export function engineHttpError(model: string, status: number, bodyText: string): ApiError {
+  const message = engineErrorMessage(bodyText) || `HTTP ${status} without a message`;
+  const said = `The engine for model '${model}' answered HTTP ${status}: ${message}`;
+  if (status === 429) return new ApiError('1305', `${said}. Try again later.`);
+  if (contextLengthPattern.test(message)) return new ApiError('1261', said);
+  if (status === 401 || status === 403) {
+    return new ApiError('1221', `${said}. The server's credentials for this engine (apiKey in the model's config) were refused.`);
+  }
+  if (status === 404) {
+    return new ApiError('1221', `${said}. Check baseUrl and upstreamModel in the model's config.`);
+  }
+  if (status === 502 || status === 503 || status === 504) return new ApiError('1234', `${said}. Try again later.`);
+  if (status >= 400 && status < 500) return new ApiError('1214', said);
+  return new ApiError('500', said);
+}
+
+/**
+ * The human message inside an engine's error body: vLLM `{"object":"error","message"}`,
+ * OpenAI-style `{"error":{"message"}}`, FastAPI `{"detail"}`, `{"error":"..."}`, or plain text.
+ */
+export function engineErrorMessage(bodyText: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bodyText);
+  } catch {
+    return shorten(bodyText.trim());
+  }
+  const body = asRecord(parsed);
+  const error = body?.['error'];
+  const detail = body?.['detail'];
+  const message =
+    asString(asRecord(error)?.['message']) ??
+    asString(error) ??
+    asString(body?.['message']) ??
+    asString(detail) ??
+    (detail === undefined ? undefined : JSON.stringify(detail)) ??
+    bodyText.trim();
+  return shorten(message);
+}
+
+function shorten(text: string): string {
+  return text.length > longestMessage ? `${text.slice(0, longestMessage)}…` : text;
+}

@@ -1,0 +1,30 @@
+import type { TokenCounter } from '../../core/chat/chat-model.ts';
+import type { ChatRequest } from '../../core/chat/chat-types.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
+import { toOpenAiMessages, toOpenAiTools } from '../openai-compatible/openai-chat-body.ts';
+import { asCount, pathOf } from '../openai-compatible/wire-reading.ts';
+
+/** Token counts from the upstream platform's own `POST /tokenizer`. */
+export class ZaiTokenizer implements TokenCounter {
+  readonly #engine: EngineConnection;
+  readonly #url: string;
+  readonly #upstreamModel: string;
+
+  constructor(engine: EngineConnection, baseUrl: string, upstreamModel: string) {
+    this.#engine = engine;
+    this.#url = `${baseUrl}/tokenizer`;
+    this.#upstreamModel = upstreamModel;
+  }
+
+  async countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSignal }): Promise<number> {
+    const body: Record<string, unknown> = { model: this.#upstreamModel, messages: toOpenAiMessages(request.messages, true) };
+    if (request.tools.length > 0) body['tools'] = toOpenAiTools(request.tools);
+    const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });
+    const count = pathOf(answer, 'usage', 'prompt_tokens');
+    if (typeof count !== 'number') {
+      throw new ApiError('500', `The upstream platform answered /tokenizer for model '${this.#engine.modelName}' without usage.prompt_tokens.`);
+    }
+    return asCount(count);
+  }
+}

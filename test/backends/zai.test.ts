@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { createZaiBackend } from '../../src/backends/zai/zai.backend.ts';
+import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
+import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
+import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
+import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import { ApiError } from '../../src/core/errors/api-error.ts';
+import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmCompletion, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
+
+function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
+  return {
+    model: 'glm-4.6',
+    messages: [{ role: 'user', content: 'Hello' }],
+    tools: [],
+    temperature: 1,
+    topP: 0.95,
+    greedy: false,
+    maxTokens: undefined,
+    maxTokensLimit: 131072,
+    stop: [],
+    responseFormat: 'text',
+    thinking: { enabled: true, effort: undefined },
+    seed: undefined,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+let upstream: FakeOpenAiServer;
+let baseUrl: string;
+before(async () => {
+  upstream = await startFakeOpenAiServer();
+  baseUrl = `${upstream.origin}/api/paas/v4`;
+});
+after(async () => {
+  await upstream.close();
+});
+beforeEach(() => {
+  upstream.reset();
+});
+
+function openBackend(entry: Partial<ModelEntry> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
+  const backend = createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai', baseUrl, apiKey: 'upstream-id.upstream-secret', ...entry }, configDir: '.' });
+  assert.ok(backend.chat !== undefined && backend.tokenizer !== undefined);
+  return { chat: backend.chat, tokenizer: backend.tokenizer };
+}
+
+async function collect(stream: AsyncIterable<ChatStreamPart>): Promise<ChatStreamPart[]> {
+  const parts: ChatStreamPart[] = [];
+  for await (const part of stream) parts.push(part);
+  return parts;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail('the call succeeded');
+}
+
+function assertApiError(error: unknown, code: string, message?: string): void {
+  assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
+  assert.equal(error.code, code, error.message);
+  if (message !== undefined) assert.ok(error.message.includes(message), `'${error.message}' should include '${message}'`);
+}
+
+function upstreamError(status: number, code: string, message: string) {
+  return jsonReply({ error: { code, message } }, status);
+}
+
+describe('zai: request', () => {
+  it("sends the platform's own body with the apiKey to {baseUrl}/chat/completions", async () => {
+    upstream.enqueue(jsonReply(vllmCompletion({ content: 'Hi' })));
+    await openBackend({ upstreamModel: 'glm-4.6-upstream' }).chat.generate(
+      chatRequest({ maxTokens: 100, stop: ['END'], thinking: { enabled: true, effort: 'high' }, responseFormat: 'json_object' }),
+    );
+    const request = upstream.requests[0];
+    assert.equal(request?.path, '/api/paas/v4/chat/completions');
+    assert.equal(request.headers['authorization'], 'Bearer upstream-id.upstream-secret');
+    assert.deepEqual(request.body, {
+      model: 'glm-4.6-upstream',
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: false,
+      do_sample: true,
+      thinking: { type: 'enabled' },
+      reasoning_effort: 'high',
+      temperature: 1,
+      top_p: 0.95,
+      max_tokens: 100,
+      stop: ['END'],
+      response_format: { type: 'json_object' },
+    });
+  });
+
+  it('sends do_sample false, thinking disabled, and keeps reasoning the client kept', async () => {
+    upstream.enqueue(jsonReply(vllmCompletion({ content: 'Hi' })));
+    await openBackend().chat.generate(
+      chatRequest({
+        greedy: true,
+        thinking: { enabled: false, effort: undefined },
+        messages: [
+          { role: 'user', content: 'One' },
+          { role: 'assistant', content: 'Two', reasoningContent: 'Counting.' },
+          { role: 'user', content: [{ type: 'text', text: 'This?' }, { type: 'image_url', url: 'https://example.com/a.png' }] },
+        ],
+      }),
+    );
+    const body = upstream.requests[0]?.body ?? {};
+    assert.equal(body['do_sample'], false);
+    assert.deepEqual(body['thinking'], { type: 'disabled', clear_thinking: false });
+    assert.deepEqual(body['messages'], [
+      { role: 'user', content: 'One' },
+      { role: 'assistant', content: 'Two', reasoning_content: 'Counting.' },
+      { role: 'user', content: [{ type: 'text', text: 'This?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+    ]);
+  });
+
+  it('asks a stream with tools for tool_stream fragments', async () => {
+    upstream.enqueue(sseReply([vllmChunk({ content: 'Hi' }, 'stop')]));
+    await collect(openBackend().chat.stream(chatRequest({ tools: [{ name: 'now' }] })));
+    const body = upstream.requests[0]?.body ?? {};
+    assert.equal(body['stream'], true);
+    assert.equal(body['tool_stream'], true);
+    assert.equal(body['tool_choice'], 'auto');
+  });
+
+  it('needs an apiKey', () => {
+    assert.throws(
+      () => createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai' }, configDir: '.' }),
+      (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('apiKey') && error.message.includes('glm-4.6'),
+    );
+  });
+});
+
+describe('zai: answers', () => {
+  it('reads a sync answer like the OpenAI-compatible engines', async () => {
+    upstream.enqueue(jsonReply(vllmCompletion({ content: 'Hi', reasoning: 'Greeting.', usage: { promptTokens: 9, completionTokens: 3, cachedTokens: 4 } })));
+    assert.deepEqual(await openBackend().chat.generate(chatRequest()), {
+      content: 'Hi',
+      reasoningContent: 'Greeting.',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { promptTokens: 9, completionTokens: 3, cachedTokens: 4 },
+    });
+  });
+
+  it('reads a stream whose last chunk carries finish_reason and usage, and sensitive stops', async () => {
+    const last = {
+      ...vllmChunk({ content: '' }, 'sensitive'),
+      usage: { prompt_tokens: 8, completion_tokens: 2, total_tokens: 10, prompt_tokens_details: { cached_tokens: 0 } },
+    };
+    upstream.enqueue(
+      sseReply([
+        vllmChunk({ role: 'assistant', reasoning_content: 'Hmm' }),
+        vllmChunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'now', arguments: '{}' } }] }),
+        last,
+      ]),
+    );
+    assert.deepEqual(await collect(openBackend().chat.stream(chatRequest())), [
+      { type: 'reasoning', text: 'Hmm' },
+      { type: 'tool-call-start', index: 0, id: 'call_9', name: 'now' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+      { type: 'finish', reason: 'sensitive', usage: { promptTokens: 8, completionTokens: 2, cachedTokens: 0 } },
+    ]);
+  });
+});
+
+describe('zai: errors', () => {
+  it("keeps the upstream's code and message", async () => {
+    upstream.enqueue(upstreamError(400, '1214', 'messages 参数非法。请检查文档。'), upstreamError(429, '1302', 'High concurrency usage of this API.'));
+    const { chat } = openBackend();
+    const first = await rejection(chat.generate(chatRequest()));
+    assertApiError(first, '1214');
+    assert.equal((first as ApiError).message, 'messages 参数非法。请检查文档。');
+    assert.equal((first as ApiError).status, 400);
+    assertApiError(await rejection(chat.generate(chatRequest())), '1302', 'High concurrency');
+  });
+
+  it('reports a code this server does not know as 500 naming it', async () => {
+    upstream.enqueue(upstreamError(500, '1999', 'Something new.'));
+    assertApiError(await rejection(openBackend().chat.generate(chatRequest())), '500', '1999');
+  });
+
+  it("reports a refused apiKey as the server's configuration, not the client's key", async () => {
+    upstream.enqueue(upstreamError(401, '1001', 'Token is invalid.'));
+    const error = await rejection(openBackend().chat.generate(chatRequest()));
+    assertApiError(error, '1221', 'apiKey');
+    assert.ok(!(error as Error).message.includes('upstream-secret'));
+  });
+
+  it('keeps the code of an error sent inside a stream', async () => {
+    upstream.enqueue(sseReply([vllmChunk({ content: 'Some' }), { error: { code: '1301', message: 'Unsafe content.' } }]));
+    const parts: ChatStreamPart[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const part of openBackend().chat.stream(chatRequest())) parts.push(part);
+      })(),
+    );
+    assert.deepEqual(parts, [{ type: 'text', text: 'Some' }]);
+    assertApiError(error, '1301', 'Unsafe content.');
+  });
+
+  it('falls back to the HTTP status for an answer without a platform error body', async () => {
+    upstream.enqueue({ kind: 'text', status: 502, body: '<html>Bad Gateway</html>', contentType: 'text/html' });
+    assertApiError(await rejection(openBackend().chat.generate(chatRequest())), '1234', 'Bad Gateway');
+  });
+});
+
+describe('zai: token counting', () => {
+  it("uses the upstream's /tokenizer", async () => {
+    upstream.enqueue(jsonReply({ id: 't1', created: 1, usage: { prompt_tokens: 21, image_tokens: 0, video_tokens: 0, total_tokens: 21 } }));
+    const count = await openBackend().tokenizer.countPromptTokens({
+      messages: [{ role: 'user', content: 'Count me' }],
+      tools: [],
+      signal: new AbortController().signal,
+    });
+    assert.equal(count, 21);
+    assert.equal(upstream.requests[0]?.path, '/api/paas/v4/tokenizer');
+    assert.deepEqual(upstream.requests[0].body, { model: 'glm-4.6', messages: [{ role: 'user', content: 'Count me' }] });
+  });
+});
