@@ -1,7 +1,21 @@
 import { randomBytes } from 'node:crypto';
 
-/** A platform-style request id: UTC time to the second, then 16 hex characters (30 in all). */
-export function generateRequestId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return `${stamp}${randomBytes(8).toString('hex')}`;
+/** Per process: 8 random hex characters, so ids of different nodes and restarts do not collide. */
+const processTag = randomBytes(4).toString('hex');
+let counter = 0;
+let stampSecond = -1;
+let stamp = '';
+
+/**
+ * A platform-style id: UTC time to the second, then 16 hex characters (30 in all) made of a
+ * process tag and a counter. No crypto call per request: ids must be unique, not secret.
+ */
+export function generateRequestId(now: number = Date.now()): string {
+  const second = Math.floor(now / 1000);
+  if (second !== stampSecond) {
+    stampSecond = second;
+    stamp = new Date(second * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  }
+  counter = (counter + 1) % 0x100000000;
+  return `${stamp}${processTag}${counter.toString(16).padStart(8, '0')}`;
 }

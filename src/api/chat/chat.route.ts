@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
@@ -53,7 +53,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
 
 function answerHeader(request: FastifyRequest, model: string): ChatAnswerHeader {
   return {
-    id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+    id: `chatcmpl-${generateRequestId()}`,
     requestId: request.requestId,
     created: Math.floor(Date.now() / 1000),
     model,

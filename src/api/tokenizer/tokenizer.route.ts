@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { toChatMessages, toFunctionTools } from '../chat/chat-request.mapper.ts';
 import { responses } from '../shared/common.schema.ts';
@@ -30,7 +30,7 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
         signal: abortOnDisconnect(reply),
       });
       return {
-        id: `tok-${randomBytes(12).toString('hex')}`,
+        id: `tok-${generateRequestId()}`,
         created: Math.floor(Date.now() / 1000),
         request_id: request.requestId,
         // Text prompts: media tokens are counted only by engines that take media.

@@ -1,6 +1,7 @@
 import { engineUnreachable, EngineConnectionError } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { readSseData } from '../../core/http/read-sse.ts';
+import { Agent, request, type Dispatcher } from 'undici';
 
 /** How to reach one configured engine over HTTP and how its error answers read to a client. */
 export interface EngineConnection {
@@ -22,12 +23,15 @@ export interface EngineCall {
   readonly httpError?: (status: number, bodyText: string) => ApiError;
 }
 
+/** One connection pool for every engine call: keep-alive sockets, no per-call set-up (undici). */
+const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+
 /** POSTs JSON and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
   const scope = new CallScope(engine, call.signal);
   try {
-    const response = await scope.open(call, 'application/json');
-    const text = await response.text().catch((error: unknown) => {
+    const body = await scope.open(call, 'application/json');
+    const text = await body.text().catch((error: unknown) => {
       throw scope.failure(error, 'before-answer');
     });
     try {
@@ -48,10 +52,9 @@ export async function postJson(engine: EngineConnection, call: EngineCall): Prom
 export async function* postForEvents(engine: EngineConnection, call: EngineCall): AsyncGenerator<string> {
   const scope = new CallScope(engine, call.signal);
   try {
-    const response = await scope.open(call, 'text/event-stream');
-    if (response.body === null) return;
+    const body = await scope.open(call, 'text/event-stream');
     try {
-      for await (const data of readSseData(response.body)) yield data;
+      for await (const data of readSseData(body)) yield data;
     } catch (error) {
       throw scope.failure(error, 'while-reading');
     }
@@ -61,44 +64,53 @@ export async function* postForEvents(engine: EngineConnection, call: EngineCall)
   }
 }
 
-/** The signals of one call: the client's, the configured timeout, and our own to close the connection. */
+/**
+ * The life of one call: the client's signal and the configured timeout both abort it, through one
+ * controller (no AbortSignal.any or AbortSignal.timeout per call: both cost on the hot path).
+ */
 class CallScope {
   readonly #engine: EngineConnection;
   readonly #clientSignal: AbortSignal;
-  readonly #timeout: AbortSignal;
-  readonly #own = new AbortController();
-  readonly #signal: AbortSignal;
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #onClientAbort = () => this.#controller.abort(this.#clientSignal.reason);
+  #timedOut = false;
+  #body: Dispatcher.ResponseData['body'] | undefined;
 
   constructor(engine: EngineConnection, clientSignal: AbortSignal) {
     this.#engine = engine;
     this.#clientSignal = clientSignal;
-    this.#timeout = AbortSignal.timeout(engine.timeoutMs);
-    this.#signal = AbortSignal.any([clientSignal, this.#timeout, this.#own.signal]);
+    clientSignal.addEventListener('abort', this.#onClientAbort, { once: true });
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#controller.abort(new Error('timeout'));
+    }, engine.timeoutMs);
   }
 
-  async open(call: EngineCall, accept: string): Promise<Response> {
+  async open(call: EngineCall, accept: string): Promise<Dispatcher.ResponseData['body']> {
     if (this.#clientSignal.aborted) throw abortReason(this.#clientSignal);
     const headers: Record<string, string> = { 'content-type': 'application/json', accept };
     if (this.#engine.apiKey !== undefined) headers['authorization'] = `Bearer ${this.#engine.apiKey}`;
-    let response: Response;
+    let response: Dispatcher.ResponseData;
     try {
-      response = await fetch(call.url, { method: 'POST', headers, body: JSON.stringify(call.body), signal: this.#signal });
+      response = await request(call.url, { method: 'POST', headers, body: JSON.stringify(call.body), signal: this.#controller.signal, dispatcher });
     } catch (error) {
       throw this.failure(error, 'before-answer');
     }
-    if (!response.ok) {
-      const text = await response.text().catch(() => '');
+    this.#body = response.body;
+    if (response.statusCode < 200 || response.statusCode > 299) {
+      const text = await response.body.text().catch(() => '');
       const httpError = call.httpError ?? this.#engine.httpError;
-      throw httpError(response.status, this.redact(text));
+      throw httpError(response.statusCode, this.redact(text));
     }
-    return response;
+    return response.body;
   }
 
-  /** What a failed fetch or read means for the client. */
+  /** What a failed request or read means for the client. */
   failure(error: unknown, phase: 'before-answer' | 'while-reading'): Error {
     if (this.#clientSignal.aborted) return abortReason(this.#clientSignal);
     if (error instanceof ApiError) return error;
-    const detail = this.#timeout.aborted
+    const detail = this.#timedOut
       ? `no complete answer within ${this.#engine.timeoutMs} ms (timeoutMs)`
       : this.redact(connectionDetail(error));
     if (phase === 'before-answer') return engineUnreachable(this.#engine.modelName, detail);
@@ -112,7 +124,10 @@ class CallScope {
   }
 
   end(): void {
-    this.#own.abort();
+    clearTimeout(this.#timer);
+    this.#clientSignal.removeEventListener('abort', this.#onClientAbort);
+    // An answer left unread would hold its socket: close it.
+    if (this.#body !== undefined && !this.#body.readableEnded) this.#body.destroy();
   }
 }
 
@@ -120,7 +135,7 @@ function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('The request was aborted.', 'AbortError');
 }
 
-/** The innermost cause of a fetch failure says what happened (ECONNREFUSED, ENOTFOUND, "other side closed"). */
+/** The innermost cause of a request failure says what happened (ECONNREFUSED, ENOTFOUND, "other side closed"). */
 function connectionDetail(error: unknown): string {
   let current: unknown = error;
   let detail = 'unknown error';

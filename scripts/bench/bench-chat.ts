@@ -1,0 +1,134 @@
+// npm run bench:chat — chat completions overhead against a fake engine on loopback, in one run:
+// (a) straight to the engine, (b) a minimal Node pass-through proxy, (c) model-platform.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
+
+const requestsPerLevel = Number(process.env['BENCH_REQUESTS'] ?? '3000');
+const rssRequests = Number(process.env['BENCH_RSS_REQUESTS'] ?? '10000');
+const streamChunks = 100;
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const children: ChildProcess[] = [];
+
+/** Starts a process and resolves with the first stdout line matching `pattern`. */
+function start(args: string[], environment: NodeJS.ProcessEnv, pattern: RegExp): Promise<{ child: ChildProcess; match: string }> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...environment }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = pattern.exec(output)?.[1];
+      if (found !== undefined) resolve({ child, match: found });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`)));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(origin: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    if (await fetch(`${origin}/healthz`).then((response) => response.ok, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${origin} did not become healthy`);
+}
+
+function rssMegabytes(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function main(): Promise<void> {
+  const tsx = ['--import', 'tsx'];
+  const engine = await start([...tsx, here('./fake-engine-process.ts')], { CHUNKS: String(streamChunks) }, /(http:\/\/\S+\/v1)/);
+  const proxy = await start([...tsx, here('./pass-through-proxy.ts')], { TARGET: engine.match }, /(http:\/\/\S+)/);
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-chat-'));
+  const key = 'abcdefabcdefabcdefabcdefabcdef99.BenchSecret00001';
+  writeFileSync(join(dataDir, 'config.yaml'), `models:\n  glm-4.7: { backend: openai-compatible, baseUrl: "${engine.match}" }\n`);
+  // Request logs are off (warn level) so the run measures the request path, not the log sink.
+  const port = await freePort();
+  const platform = await start(
+    [here('../../bin/model-platform.js'), 'serve'],
+    { PORT: String(port), HOST: '127.0.0.1', MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_CONFIG: join(dataDir, 'config.yaml'), MODEL_PLATFORM_BOOTSTRAP_KEY: key, LOG_LEVEL: 'warn' },
+    /(Created the bootstrap API key)/,
+  );
+  platform.match = `http://127.0.0.1:${port}`;
+  await waitForHealth(platform.match);
+  const targets: Target[] = [
+    { name: '(a) engine', url: `${engine.match}/chat/completions`, headers: {} },
+    { name: '(b) node proxy', url: `${proxy.match}/chat/completions`, headers: {} },
+    { name: '(c) model-platform', url: `${platform.match.replace(/\/$/, '')}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } },
+  ];
+  const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] });
+  const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
+
+  for (const target of targets) await runLoad(target, body, 8, 500); // warm-up (JIT, sockets)
+
+  console.log(`Non-streamed, ${requestsPerLevel} requests per level`);
+  console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b)');
+  const results = new Map<string, LoadResult>();
+  for (const concurrency of [1, 16, 64]) {
+    for (const target of targets) {
+      const result = await runLoad(target, body, concurrency, requestsPerLevel);
+      results.set(`${target.name}@${concurrency}`, result);
+      const baseline = results.get(`(b) node proxy@${concurrency}`);
+      const ratio = baseline === undefined ? '' : `${((100 * result.requestsPerSecond) / baseline.requestsPerSecond).toFixed(0)}%`;
+      console.log(`${String(concurrency).padStart(11)} | ${target.name.padEnd(18)} | ${result.requestsPerSecond.toFixed(0).padStart(7)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${ratio}`);
+    }
+  }
+  const added = (results.get('(c) model-platform@1')?.p50Ms ?? 0) - (results.get('(a) engine@1')?.p50Ms ?? 0);
+  console.log(`p50 added latency at concurrency 1, (c) - (a): ${added.toFixed(3)} ms (target <= 1 ms)`);
+
+  console.log(`\nStreamed, ${streamChunks} content chunks per answer, 300 sequential streams`);
+  console.log('target             | TTFB p50 ms | total p50 ms | per-chunk overhead vs (a) µs');
+  let directTotal = 0;
+  for (const target of targets) {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const firstBytes: number[] = [];
+    const totals: number[] = [];
+    for (let index = 0; index < 300; index += 1) {
+      const timing = await post(target, streamBody, agent);
+      firstBytes.push(timing.firstByteMs);
+      totals.push(timing.totalMs);
+    }
+    agent.destroy();
+    firstBytes.sort((left, right) => left - right);
+    totals.sort((left, right) => left - right);
+    const total = percentile(totals, 0.5);
+    if (target.name.startsWith('(a)')) directTotal = total;
+    const perChunk = ((total - directTotal) * 1000) / streamChunks;
+    console.log(`${target.name.padEnd(18)} | ${percentile(firstBytes, 0.5).toFixed(2).padStart(11)} | ${total.toFixed(2).padStart(12)} | ${perChunk.toFixed(1)}`);
+  }
+
+  // Three rounds: the first may still grow the heap to its working size; a leak keeps growing.
+  const readings = [rssMegabytes(platform.child.pid)];
+  for (let round = 0; round < 3; round += 1) {
+    await runLoad(targets[2] as Target, body, 16, rssRequests);
+    readings.push(rssMegabytes(platform.child.pid));
+  }
+  console.log(`\nmodel-platform RSS (MB) before and after each round of ${rssRequests} requests: ${readings.map((value) => value.toFixed(1)).join(' -> ')}`);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const child of children) child.kill('SIGTERM');
+  });
