@@ -6,6 +6,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Capability } from '../models/capability.ts';
 import { engineNotAvailable, type ModelResolver } from '../models/model-resolver.ts';
 import type { Backend, BackendFactory } from './backend.ts';
+import { limitChatConcurrency } from './concurrency-limit.ts';
 
 /** Loads a tokenizer from a model's files (tokenizer.json and chat template). */
 export type TokenizerFilesLoader = (tokenizerPath: string, chatTemplatePath: string | undefined) => TokenCounter;
@@ -22,6 +23,7 @@ export class EngineRegistry {
   readonly #loadTokenizerFiles: TokenizerFilesLoader;
   readonly #backends = new Map<string, Backend>();
   readonly #fileTokenizers = new Map<string, TokenCounter>();
+  readonly #limitedChats = new Map<string, ChatModel>();
 
   constructor(
     models: ModelResolver,
@@ -35,8 +37,16 @@ export class EngineRegistry {
     this.#loadTokenizerFiles = loadTokenizerFiles;
   }
 
+  /** The model's chat engine, limited to `maxConcurrency` calls at once when the entry sets it. */
   chat(model: string): ChatModel {
-    return this.#capability(model, 'chat', (backend) => backend.chat);
+    const cached = this.#limitedChats.get(model);
+    if (cached !== undefined) return cached;
+    const chat = this.#capability(model, 'chat', (backend) => backend.chat);
+    const limit = this.#models.resolve(model, 'chat').maxConcurrency;
+    if (limit === undefined) return chat;
+    const limited = limitChatConcurrency(chat, limit);
+    this.#limitedChats.set(model, limited);
+    return limited;
   }
 
   /** The model's own tokenizer files when configured (`tokenizerPath`), else the engine's tokenizer. */

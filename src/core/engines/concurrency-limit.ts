@@ -1,0 +1,69 @@
+import type { ChatModel } from '../chat/chat-model.ts';
+
+/** Admits at most `limit` holders at once; the others wait in order, or leave when their signal aborts. */
+export class Semaphore {
+  readonly #limit: number;
+  #held = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  async acquire(signal: AbortSignal): Promise<() => void> {
+    signal.throwIfAborted();
+    if (this.#held < this.#limit) {
+      this.#held += 1;
+      return this.#releaser();
+    }
+    await new Promise<void>((resolve, reject) => {
+      const admit = () => {
+        signal.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        const index = this.#waiting.indexOf(admit);
+        if (index >= 0) this.#waiting.splice(index, 1);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      this.#waiting.push(admit);
+      signal.addEventListener('abort', leave, { once: true });
+    });
+    return this.#releaser();
+  }
+
+  #releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiting.shift();
+      // The slot passes straight to the next waiter; otherwise it is freed.
+      if (next === undefined) this.#held -= 1;
+      else next();
+    };
+  }
+}
+
+/** A chat engine that runs at most `limit` calls at once (`maxConcurrency`); a stream holds its slot to the end. */
+export function limitChatConcurrency(chat: ChatModel, limit: number): ChatModel {
+  const slots = new Semaphore(limit);
+  return {
+    async generate(request) {
+      const release = await slots.acquire(request.signal);
+      try {
+        return await chat.generate(request);
+      } finally {
+        release();
+      }
+    },
+    async *stream(request) {
+      const release = await slots.acquire(request.signal);
+      try {
+        yield* chat.stream(request);
+      } finally {
+        release();
+      }
+    },
+  };
+}
