@@ -1,0 +1,21 @@
+import type { TokenCounter } from '../../core/chat/chat-model.ts';
+import type { ChatRequest } from '../../core/chat/chat-types.ts';
+import { assertTextOnly } from '../../core/chat/text-only.ts';
+import type { LlamaEngine } from './llama-engine.ts';
+import { renderPrompt } from './rendered-prompt.ts';
+
+/** Counts a prompt exactly as the chat model renders it, so the count equals a chat answer's prompt_tokens. */
+export class LlamaCppTokenCounter implements TokenCounter {
+  readonly #engine: LlamaEngine;
+
+  constructor(engine: LlamaEngine) {
+    this.#engine = engine;
+  }
+
+  async countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSignal }): Promise<number> {
+    assertTextOnly(request.messages, this.#engine.settings.modelName);
+    const loaded = await this.#engine.load();
+    request.signal.throwIfAborted();
+    return renderPrompt(loaded, request.messages, request.tools).tokens.length;
+  }
+}

@@ -1,0 +1,144 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import {
+  getLlama,
+  LlamaLogLevel,
+  resolveChatWrapper,
+  type ChatWrapper,
+  type Llama,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaModel,
+} from 'node-llama-cpp';
+import type { BackendContext } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { OutputGrammars } from './output-grammars.ts';
+import { SequencePool } from './sequence-pool.ts';
+
+/** Without `contextSize`, node-llama-cpp picks what memory allows up to the trained size, capped here. */
+const defaultMaxContextSize = 8192;
+
+export interface LlamaSettings {
+  readonly modelName: string;
+  readonly modelPath: string;
+  readonly contextSize: number | undefined;
+  readonly parallelSequences: number;
+  readonly threads: number;
+  readonly gpuLayers: number;
+}
+
+/** A model loaded and ready: one context whose sequences serve one request each. */
+export interface LoadedModel {
+  readonly model: LlamaModel;
+  readonly context: LlamaContext;
+  readonly chatWrapper: ChatWrapper;
+  readonly sequences: SequencePool<LlamaContextSequence>;
+  readonly grammars: OutputGrammars;
+  /** Tokens one sequence holds: a prompt and its answer must fit in it. */
+  readonly contextSize: number;
+}
+
+export function readLlamaSettings({ modelName, entry, configDir }: BackendContext): LlamaSettings {
+  if (entry.modelPath === undefined) {
+    throw new ApiError(
+      '1221',
+      `Model '${modelName}' uses backend llama-cpp but has no modelPath; add one to its config entry, for example modelPath: ./models/model.Q4_K_M.gguf.`,
+    );
+  }
+  return {
+    modelName,
+    modelPath: isAbsolute(entry.modelPath) ? entry.modelPath : resolve(configDir, entry.modelPath),
+    contextSize: entry.contextSize,
+    parallelSequences: entry.parallelSequences ?? 1,
+    // Decoding is memory-bound: half the cores is llama.cpp's usual sweet spot, and on 2 cores one
+    // thread is 20-40x faster than two that fight the event loop and each other.
+    threads: entry.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)),
+    gpuLayers: entry.gpuLayers ?? 0,
+  };
+}
+
+/**
+ * Loads the GGUF on first use, once: concurrent first requests wait for the same load, and a
+ * failed load is tried again by the next request (the file may have been fixed meanwhile).
+ */
+export class LlamaEngine {
+  readonly settings: LlamaSettings;
+  #loading: Promise<LoadedModel> | undefined;
+
+  constructor(settings: LlamaSettings) {
+    this.settings = settings;
+  }
+
+  load(): Promise<LoadedModel> {
+    if (this.#loading === undefined) {
+      const loading = this.#load();
+      loading.catch(() => {
+        if (this.#loading === loading) this.#loading = undefined;
+      });
+      this.#loading = loading;
+    }
+    return this.#loading;
+  }
+
+  async close(): Promise<void> {
+    const loading = this.#loading;
+    this.#loading = undefined;
+    const loaded = await loading?.catch(() => undefined);
+    if (loaded === undefined) return;
+    await loaded.context.dispose();
+    await loaded.model.dispose();
+  }
+
+  async #load(): Promise<LoadedModel> {
+    const { modelName, modelPath, gpuLayers, parallelSequences } = this.settings;
+    const offline = (why: string): ApiError => new ApiError('1221', `Model '${modelName}' is offline: its GGUF file '${modelPath}' ${why}.`);
+    if (!existsSync(modelPath)) throw offline('does not exist');
+    let llama: Llama;
+    try {
+      llama = await runtime(gpuLayers > 0);
+    } catch (error) {
+      throw offline(`cannot be run: the llama.cpp binary for this machine did not load (${(error as Error).message})`);
+    }
+    let model: LlamaModel;
+    try {
+      model = await llama.loadModel({ modelPath, gpuLayers });
+    } catch (error) {
+      throw offline(`could not be loaded (${(error as Error).message})`);
+    }
+    try {
+      const context = await model.createContext({
+        contextSize: this.settings.contextSize ?? { max: defaultMaxContextSize },
+        sequences: parallelSequences,
+        threads: this.settings.threads,
+      });
+      const sequences = Array.from({ length: parallelSequences }, () => context.getSequence());
+      return {
+        model,
+        context,
+        chatWrapper: resolveChatWrapper(model),
+        sequences: new SequencePool(sequences),
+        grammars: new OutputGrammars(llama),
+        contextSize: context.contextSize,
+      };
+    } catch (error) {
+      await model.dispose();
+      throw offline(`has no room for a context of the configured size (${(error as Error).message})`);
+    }
+  }
+}
+
+/** One llama.cpp runtime per process and kind: each getLlama() loads the native binding anew (~0.8 s). */
+const runtimes = new Map<'cpu' | 'gpu', Promise<Llama>>();
+
+function runtime(gpu: boolean): Promise<Llama> {
+  const kind = gpu ? 'gpu' : 'cpu';
+  let llama = runtimes.get(kind);
+  if (llama === undefined) {
+    // build 'never': only the prebuilt binary from npm is used; nothing is downloaded or compiled at run time.
+    llama = getLlama({ gpu: gpu ? 'auto' : false, build: 'never', logLevel: LlamaLogLevel.warn, progressLogs: false });
+    llama.catch(() => runtimes.delete(kind));
+    runtimes.set(kind, llama);
+  }
+  return llama;
+}

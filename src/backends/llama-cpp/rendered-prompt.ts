@@ -1,0 +1,39 @@
+import type { Token } from 'node-llama-cpp';
+import type { ChatMessage, FunctionTool } from '../../core/chat/chat-types.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { toChatFunctions, toChatHistory } from './chat-history.ts';
+import type { LoadedModel } from './llama-engine.ts';
+
+export interface RenderedPrompt {
+  /** The conversation and tools through the model's chat template, generation prompt included. */
+  readonly tokens: Token[];
+  /**
+   * The template's end-of-turn markers that are plain text. Markers made of special tokens
+   * (ChatML's `<|im_end|>`) are end-of-generation tokens that stop the model by themselves.
+   */
+  readonly turnEndTexts: readonly string[];
+}
+
+/**
+ * Renders a request with the chat wrapper node-llama-cpp resolved for the model: the GGUF's own
+ * `tokenizer.chat_template` (as a Jinja template, or as the built-in wrapper it is equivalent to).
+ * Text from messages stays text: a `<|im_start|>` typed by a user is not a special token.
+ */
+export function renderPrompt(loaded: LoadedModel, messages: readonly ChatMessage[], tools: readonly FunctionTool[]): RenderedPrompt {
+  const functions = toChatFunctions(tools);
+  const state = loaded.chatWrapper.generateContextState({
+    chatHistory: toChatHistory(messages),
+    ...(functions === undefined ? {} : { availableFunctions: functions, documentFunctionParams: true }),
+  });
+  const turnEndTexts = state.stopGenerationTriggers.flatMap((trigger) =>
+    trigger.values.every((value) => typeof value === 'string') && trigger.values.length > 0 ? [trigger.values.join('')] : [],
+  );
+  return { tokens: state.contextText.tokenize(loaded.model.tokenizer), turnEndTexts };
+}
+
+/** 1261 before anything is generated: the prompt must leave room for at least one new token. */
+export function checkPromptFits(prompt: RenderedPrompt, loaded: LoadedModel): void {
+  if (prompt.tokens.length >= loaded.contextSize) {
+    throw new ApiError('1261', `Prompt exceeds max length: ${prompt.tokens.length} tokens, context size ${loaded.contextSize}.`);
+  }
+}

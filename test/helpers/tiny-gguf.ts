@@ -1,0 +1,315 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A tiny llama-architecture GGUF (v3) with random F32 weights, written in plain JS so that tests
+ * run the real llama.cpp engine without downloading a model. The shape is the smallest that
+ * llama.cpp loads as an ordinary model: a SentencePiece ("llama") vocab of printable pieces plus
+ * the 256 `<0xXX>` byte-fallback tokens (so any text tokenizes), ChatML control tokens and a
+ * ChatML chat template that renders tools, 2 layers of width 64. Deterministic from the seed.
+ */
+export interface TinyGgufOptions {
+  /** Seeds the weights; the same seed gives the same file. */
+  readonly seed?: number;
+  /** `llama.context_length`, the context the model claims to be trained on. */
+  readonly contextLength?: number;
+}
+
+/** Token ids the tests may rely on. */
+export const tinyGgufTokens = { unknown: 0, bos: 1, eos: 2, imStart: 3, imEnd: 4 } as const;
+
+/** ChatML in the form Qwen 2.5 uses, including its `<tools>` system block and `<tool_call>` turns. */
+export const tinyChatTemplate = [
+  '{%- if tools %}',
+  '{{- "<|im_start|>system\\n" }}',
+  '{%- if messages[0].role == "system" %}{{- messages[0].content + "\\n\\n" }}{%- endif %}',
+  '{{- "# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\n<tools>" }}',
+  '{%- for tool in tools %}{{- "\\n" }}{{- tool | tojson }}{%- endfor %}',
+  '{{- "\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}\\n</tool_call><|im_end|>\\n" }}',
+  '{%- elif messages[0].role == "system" %}',
+  '{{- "<|im_start|>system\\n" + messages[0].content + "<|im_end|>\\n" }}',
+  '{%- endif %}',
+  '{%- for message in messages %}',
+  '{%- if message.role == "user" or (message.role == "system" and not loop.first) or (message.role == "assistant" and not message.tool_calls) %}',
+  '{{- "<|im_start|>" + message.role + "\\n" + message.content + "<|im_end|>\\n" }}',
+  '{%- elif message.role == "assistant" %}',
+  '{{- "<|im_start|>assistant" }}',
+  '{%- if message.content %}{{- "\\n" + message.content }}{%- endif %}',
+  '{%- for tool_call in message.tool_calls %}',
+  '{%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}',
+  '{{- "\\n<tool_call>\\n{\\"name\\": \\"" + tool_call.name + "\\", \\"arguments\\": " }}',
+  '{%- if tool_call.arguments is string %}{{- tool_call.arguments }}{%- else %}{{- tool_call.arguments | tojson }}{%- endif %}',
+  '{{- "}\\n</tool_call>" }}',
+  '{%- endfor %}',
+  '{{- "<|im_end|>\\n" }}',
+  '{%- elif message.role == "tool" %}',
+  '{%- if loop.index0 == 0 or messages[loop.index0 - 1].role != "tool" %}{{- "<|im_start|>user" }}{%- endif %}',
+  '{{- "\\n<tool_response>\\n" + message.content + "\\n</tool_response>" }}',
+  '{%- if loop.last or messages[loop.index0 + 1].role != "tool" %}{{- "<|im_end|>\\n" }}{%- endif %}',
+  '{%- endif %}',
+  '{%- endfor %}',
+  '{%- if add_generation_prompt %}{{- "<|im_start|>assistant\\n" }}{%- endif %}',
+].join('');
+
+const embeddingLength = 64;
+const blockCount = 2;
+const feedForwardLength = 128;
+const headCount = 4;
+const headCountKv = 2;
+const headDimension = embeddingLength / headCount;
+const alignment = 32;
+
+/** Writes the model (once per content, under the OS temp dir) and returns its path. */
+export function writeTinyGguf(options: TinyGgufOptions = {}): string {
+  const bytes = buildTinyGguf(options);
+  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const directory = join(tmpdir(), 'model-platform-tiny-gguf');
+  const path = join(directory, `tiny-llama-${hash}.gguf`);
+  if (!existsSync(path)) {
+    mkdirSync(directory, { recursive: true });
+    // Written beside and renamed so that a concurrent test never reads a half-written file.
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, bytes);
+    renameSync(partial, path);
+  }
+  return path;
+}
+
+export function buildTinyGguf(options: TinyGgufOptions = {}): Buffer {
+  const vocab = buildVocab();
+  const random = mulberry32(options.seed ?? 1);
+  const tensors = buildTensors(vocab.tokens.length, random);
+
+  const header = new GgufWriter();
+  header.u32(0x46554747); // "GGUF" read as a little-endian uint32
+  header.u32(3);
+  header.u64(tensors.length);
+  const metadata: [string, (writer: GgufWriter) => void][] = [
+    ['general.architecture', (writer) => writer.stringValue('llama')],
+    ['general.name', (writer) => writer.stringValue('tiny-random-llama')],
+    ['general.alignment', (writer) => writer.u32Value(alignment)],
+    ['llama.context_length', (writer) => writer.u32Value(options.contextLength ?? 4096)],
+    ['llama.embedding_length', (writer) => writer.u32Value(embeddingLength)],
+    ['llama.block_count', (writer) => writer.u32Value(blockCount)],
+    ['llama.feed_forward_length', (writer) => writer.u32Value(feedForwardLength)],
+    ['llama.attention.head_count', (writer) => writer.u32Value(headCount)],
+    ['llama.attention.head_count_kv', (writer) => writer.u32Value(headCountKv)],
+    ['llama.rope.dimension_count', (writer) => writer.u32Value(headDimension)],
+    ['llama.rope.freq_base', (writer) => writer.f32Value(10000)],
+    ['llama.attention.layer_norm_rms_epsilon', (writer) => writer.f32Value(1e-5)],
+    ['llama.vocab_size', (writer) => writer.u32Value(vocab.tokens.length)],
+    ['tokenizer.ggml.model', (writer) => writer.stringValue('llama')],
+    ['tokenizer.ggml.tokens', (writer) => writer.stringArray(vocab.tokens)],
+    ['tokenizer.ggml.scores', (writer) => writer.f32Array(vocab.scores)],
+    ['tokenizer.ggml.token_type', (writer) => writer.i32Array(vocab.types)],
+    ['tokenizer.ggml.unknown_token_id', (writer) => writer.u32Value(tinyGgufTokens.unknown)],
+    ['tokenizer.ggml.bos_token_id', (writer) => writer.u32Value(tinyGgufTokens.bos)],
+    // ChatML turns end with <|im_end|>: it is the end-of-generation token the model samples.
+    ['tokenizer.ggml.eos_token_id', (writer) => writer.u32Value(tinyGgufTokens.imEnd)],
+    ['tokenizer.ggml.add_bos_token', (writer) => writer.boolValue(false)],
+    ['tokenizer.ggml.add_eos_token', (writer) => writer.boolValue(false)],
+    ['tokenizer.chat_template', (writer) => writer.stringValue(tinyChatTemplate)],
+  ];
+  header.u64(metadata.length);
+  for (const [key, writeValue] of metadata) {
+    header.string(key);
+    writeValue(header);
+  }
+
+  let offset = 0;
+  for (const tensor of tensors) {
+    header.string(tensor.name);
+    header.u32(tensor.dimensions.length);
+    for (const dimension of tensor.dimensions) header.u64(dimension);
+    header.u32(0); // GGML_TYPE_F32
+    header.u64(offset);
+    offset += align(tensor.data.byteLength);
+  }
+  const headerBytes = header.toBuffer();
+  const parts: Buffer[] = [headerBytes, Buffer.alloc(align(headerBytes.length) - headerBytes.length)];
+  for (const tensor of tensors) {
+    const data = Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+    parts.push(data, Buffer.alloc(align(data.length) - data.length));
+  }
+  return Buffer.concat(parts);
+}
+
+interface Vocab {
+  readonly tokens: string[];
+  readonly scores: number[];
+  readonly types: number[];
+}
+
+/** llama.cpp token types. */
+const tokenType = { normal: 1, unknown: 2, control: 3, byte: 6 } as const;
+
+function buildVocab(): Vocab {
+  const tokens: string[] = [];
+  const scores: number[] = [];
+  const types: number[] = [];
+  const add = (token: string, type: number, score: number): void => {
+    tokens.push(token);
+    types.push(type);
+    scores.push(score);
+  };
+  add('<unk>', tokenType.unknown, 0);
+  add('<s>', tokenType.control, 0);
+  add('</s>', tokenType.control, 0);
+  add('<|im_start|>', tokenType.control, 0);
+  add('<|im_end|>', tokenType.control, 0);
+  for (let byte = 0; byte < 256; byte += 1) {
+    add(`<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`, tokenType.byte, 0);
+  }
+  // SentencePiece merges two adjacent pieces only when the merged piece exists, so every
+  // multi-character piece is listed after the pieces it is made of; the score ranks merges.
+  const pieces = [
+    ...'▁abcdefghijklmnopqrstuvwxyz0123456789.,:;!?"\'{}[]()-_/=+*<>|#',
+    '▁t', '▁a', '▁s', '▁i', '▁o', '▁w', 'he', 'in', 'er', 'an', 're', 'on', 'th', '▁th', '▁the',
+  ];
+  pieces.forEach((piece, index) => add(piece, tokenType.normal, piece.length * 10 - index / 1000));
+  return { tokens, scores, types };
+}
+
+interface Tensor {
+  readonly name: string;
+  /** GGUF order: the first dimension is the contiguous one (a row's length). */
+  readonly dimensions: readonly number[];
+  readonly data: Float32Array;
+}
+
+function buildTensors(vocabSize: number, random: () => number): Tensor[] {
+  const uniform = (count: number, scale: number): Float32Array => {
+    const data = new Float32Array(count);
+    for (let index = 0; index < count; index += 1) data[index] = (random() * 2 - 1) * scale;
+    return data;
+  };
+  const ones = (count: number): Float32Array => new Float32Array(count).fill(1);
+  const matrix = (name: string, inputs: number, outputs: number, scale = 1 / Math.sqrt(inputs)): Tensor => ({
+    name,
+    dimensions: [inputs, outputs],
+    data: uniform(inputs * outputs, scale),
+  });
+  const kvWidth = headDimension * headCountKv;
+  const output = matrix('output.weight', embeddingLength, vocabSize, 0.5);
+  // The end token's logit stays near 0 while the others spread around it: sampling still ends
+  // answers now and then (and a grammar that allows only the end token ends them at once), but a
+  // greedy answer never ends early, so tests of maxTokens and a full context do not depend on
+  // which way the random weights tip on a given CPU.
+  const endRow = output.data.subarray(tinyGgufTokens.imEnd * embeddingLength, (tinyGgufTokens.imEnd + 1) * embeddingLength);
+  endRow.forEach((value, index) => (endRow[index] = value * 0.05));
+  const tensors: Tensor[] = [
+    { name: 'token_embd.weight', dimensions: [embeddingLength, vocabSize], data: uniform(embeddingLength * vocabSize, 1) },
+    { name: 'output_norm.weight', dimensions: [embeddingLength], data: ones(embeddingLength) },
+    output,
+  ];
+  for (let block = 0; block < blockCount; block += 1) {
+    const prefix = `blk.${block}`;
+    tensors.push(
+      { name: `${prefix}.attn_norm.weight`, dimensions: [embeddingLength], data: ones(embeddingLength) },
+      matrix(`${prefix}.attn_q.weight`, embeddingLength, embeddingLength),
+      matrix(`${prefix}.attn_k.weight`, embeddingLength, kvWidth),
+      matrix(`${prefix}.attn_v.weight`, embeddingLength, kvWidth),
+      matrix(`${prefix}.attn_output.weight`, embeddingLength, embeddingLength),
+      { name: `${prefix}.ffn_norm.weight`, dimensions: [embeddingLength], data: ones(embeddingLength) },
+      matrix(`${prefix}.ffn_gate.weight`, embeddingLength, feedForwardLength),
+      matrix(`${prefix}.ffn_up.weight`, embeddingLength, feedForwardLength),
+      matrix(`${prefix}.ffn_down.weight`, feedForwardLength, embeddingLength),
+    );
+  }
+  return tensors;
+}
+
+function align(length: number): number {
+  return Math.ceil(length / alignment) * alignment;
+}
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same weights on every machine. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** GGUF value types used here. */
+const valueType = { uint32: 4, int32: 5, float32: 6, bool: 7, string: 8, array: 9 } as const;
+
+/** Little-endian writer for GGUF's header: strings are a uint64 byte length then UTF-8 bytes. */
+class GgufWriter {
+  readonly #chunks: Buffer[] = [];
+
+  u32(value: number): void {
+    const buffer = Buffer.alloc(4);
+    buffer.writeUInt32LE(value);
+    this.#chunks.push(buffer);
+  }
+
+  u64(value: number): void {
+    const buffer = Buffer.alloc(8);
+    buffer.writeBigUInt64LE(BigInt(value));
+    this.#chunks.push(buffer);
+  }
+
+  string(value: string): void {
+    const bytes = Buffer.from(value, 'utf8');
+    this.u64(bytes.length);
+    this.#chunks.push(bytes);
+  }
+
+  u32Value(value: number): void {
+    this.u32(valueType.uint32);
+    this.u32(value);
+  }
+
+  f32Value(value: number): void {
+    this.u32(valueType.float32);
+    const buffer = Buffer.alloc(4);
+    buffer.writeFloatLE(value);
+    this.#chunks.push(buffer);
+  }
+
+  boolValue(value: boolean): void {
+    this.u32(valueType.bool);
+    this.#chunks.push(Buffer.from([value ? 1 : 0]));
+  }
+
+  stringValue(value: string): void {
+    this.u32(valueType.string);
+    this.string(value);
+  }
+
+  stringArray(values: readonly string[]): void {
+    this.#arrayHeader(valueType.string, values.length);
+    for (const value of values) this.string(value);
+  }
+
+  f32Array(values: readonly number[]): void {
+    this.#arrayHeader(valueType.float32, values.length);
+    const buffer = Buffer.alloc(values.length * 4);
+    values.forEach((value, index) => buffer.writeFloatLE(value, index * 4));
+    this.#chunks.push(buffer);
+  }
+
+  i32Array(values: readonly number[]): void {
+    this.#arrayHeader(valueType.int32, values.length);
+    const buffer = Buffer.alloc(values.length * 4);
+    values.forEach((value, index) => buffer.writeInt32LE(value, index * 4));
+    this.#chunks.push(buffer);
+  }
+
+  toBuffer(): Buffer {
+    return Buffer.concat(this.#chunks);
+  }
+
+  #arrayHeader(elementType: number, length: number): void {
+    this.u32(valueType.array);
+    this.u32(elementType);
+    this.u64(length);
+  }
+}
