@@ -49,7 +49,7 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
 describe('POST /paas/v4/chat/completions contract', () => {
   let test: TestPlatform;
   before(async () => {
-    test = await startTestPlatform({ config: { models: { 'my-llm': { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' } } } });
+    test = await startTestPlatform({ config: { models: { 'my-llm': { backend: 'searxng', baseUrl: 'http://127.0.0.1:9' } } } });
   });
   after(() => test.close());
 
@@ -79,7 +79,7 @@ describe('POST /paas/v4/chat/completions contract', () => {
 
   it('accepts a catalog model and names its backend when this build cannot run it', async () => {
     const response = await postJson(test, url, { ...valid, model: 'my-llm' });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['my-llm', 'openai-compatible'] });
+    assertPlatformError(response, { status: 503, code: '1221', mentions: ['my-llm', 'searxng'] });
   });
 
   it('is served under every alias prefix', async () => {
