@@ -1,9 +1,9 @@
-import AjvCompiler from '@fastify/ajv-compiler';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ApiError, invalidField } from '../core/errors/api-error.ts';
+import { createAjv, type Ajv } from '../core/json-schema/create-ajv.ts';
 import { adoptRequestId } from './request-hooks.ts';
 import { violationToApiError } from './validation-error.ts';
 
@@ -243,28 +243,12 @@ function formatBytes(bytes: number): string {
   return Number.isInteger(mebibytes) ? `${mebibytes} MB (${bytes} bytes)` : `${bytes} bytes`;
 }
 
-/**
- * One Ajv for text values, set up as Fastify's (same formats, from the same compiler package)
- * except that it coerces: every multipart value arrives as text. 'array' coercion also lets one
- * value stand for a one-item list.
- */
-const coercingAjv = createCoercingAjv();
+/** Multipart values arrive as text: validation coerces ('array' also lets one value stand for a one-item list). */
+const coercingAjv = createAjv('array');
 
-function createCoercingAjv(): AjvCompiler.Ajv {
-  const created: { ajv?: AjvCompiler.Ajv } = {};
-  AjvCompiler()({}, {
-    customOptions: { coerceTypes: 'array', useDefaults: false, removeAdditional: false, allErrors: false },
-    onCreate: (ajv) => {
-      created.ajv = ajv;
-    },
-  });
-  if (created.ajv === undefined) throw new Error('@fastify/ajv-compiler did not create an Ajv instance.');
-  return created.ajv;
-}
+const compiledValidators = new WeakMap<object, ReturnType<Ajv['compile']>>();
 
-const compiledValidators = new WeakMap<object, ReturnType<AjvCompiler.Ajv['compile']>>();
-
-function compileCoercing(schema: object): ReturnType<AjvCompiler.Ajv['compile']> {
+function compileCoercing(schema: object): ReturnType<Ajv['compile']> {
   let validate = compiledValidators.get(schema);
   if (validate === undefined) {
     validate = coercingAjv.compile(schema);

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import AjvCompiler from '@fastify/ajv-compiler';
+import { createAjv, type Ajv } from '../../core/json-schema/create-ajv.ts';
 import type { FunctionTool, ToolCall } from '../../core/chat/chat-types.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { withoutKeys } from './output-grammars.ts';
 
-type Validator = ReturnType<AjvCompiler.Ajv['compile']>;
+type Validator = ReturnType<Ajv['compile']>;
 
 /** Validators of tool parameter schemas, by schema text; agents send the same tools every turn. */
 const validators = new Map<string, Validator>();
 const cachedValidatorLimit = 128;
 
-const ajv = createAjv();
+const ajv = createAjv(false);
 
 /**
  * Reads the grammar-constrained output of a tool-call turn as a call of a declared tool. The
@@ -65,17 +65,4 @@ function hasNonFiniteNumber(value: unknown): boolean {
   if (typeof value === 'number') return !Number.isFinite(value);
   if (typeof value !== 'object' || value === null) return false;
   return Object.values(value).some(hasNonFiniteNumber);
-}
-
-/** Fastify's Ajv (same formats, from the same compiler package), set to check values as they are. */
-function createAjv(): AjvCompiler.Ajv {
-  const created: { ajv?: AjvCompiler.Ajv } = {};
-  AjvCompiler()({}, {
-    customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false },
-    onCreate: (instance) => {
-      created.ajv = instance;
-    },
-  });
-  if (created.ajv === undefined) throw new Error('@fastify/ajv-compiler did not create an Ajv instance.');
-  return created.ajv;
 }
