@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const platform = await start(
     [here('../../bin/model-platform.js'), 'serve'],
-    { PORT: String(port), HOST: '127.0.0.1', MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_CONFIG: join(dataDir, 'config.yaml'), MODEL_PLATFORM_BOOTSTRAP_KEY: key, LOG_LEVEL: 'warn' },
+    { PORT: String(port), HOST: '127.0.0.1', MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_CONFIG: join(dataDir, 'config.yaml'), MODEL_PLATFORM_BOOTSTRAP_KEY: key, LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
     /(Created the bootstrap API key)/,
   );
   platform.match = `http://127.0.0.1:${port}`;

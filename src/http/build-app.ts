@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerApiRoutes } from '../api/register-api-routes.ts';
@@ -9,7 +9,7 @@ import { RouteTable } from './method-not-allowed.ts';
 import { multipartPluginOptions } from './multipart.ts';
 import { registerOpenApi } from './openapi.ts';
 import { generateRequestId } from './request-id.ts';
-import { adoptClientRequestId, authenticate, echoRequestId, normaliseNulls } from './request-hooks.ts';
+import { echoRequestId, identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
 
 /** Default JSON body limit; endpoints that take base64 media raise their own. */
 const defaultBodyLimit = 8 * 1024 * 1024;
@@ -22,6 +22,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
         ? false
         : { redact: ['req.headers.authorization'], ...(deps.logger === true ? {} : deps.logger) },
     genReqId: () => generateRequestId(),
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: defaultBodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     ajv: {
@@ -36,12 +37,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('requestId', '');
   app.decorateRequest('apiKey', undefined);
-  app.addHook('onRequest', async (request) => {
-    request.requestId = request.id;
-  });
-  app.addHook('onRequest', authenticate(deps.authenticator));
-  app.addHook('preValidation', normaliseNulls);
-  app.addHook('preValidation', adoptClientRequestId);
+  app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator));
+  app.addHook('preValidation', prepareBody);
   app.addHook('onSend', echoRequestId);
   app.setErrorHandler(handleError);
 

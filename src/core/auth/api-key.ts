@@ -37,3 +37,10 @@ export function secretMatches(secret: string, expectedHash: string): boolean {
   const expected = Buffer.from(expectedHash, 'hex');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
+
+/** Constant-time comparison of two secrets in clear. */
+export function sameSecret(given: string, known: string): boolean {
+  const left = Buffer.from(given, 'utf8');
+  const right = Buffer.from(known, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.ts';
-import { parseApiKey, secretMatches } from './api-key.ts';
+import { parseApiKey, sameSecret, secretMatches } from './api-key.ts';
 import { decodePlatformJwt, jwtSignatureValid } from './platform-jwt.ts';
 import type { SecretBox } from './secret-box.ts';
 import type { KeyLookup, StoredKey } from './stored-key.ts';
@@ -67,7 +67,10 @@ export class Authenticator {
     if (parts === undefined) throw new ApiError('1002');
     const entry = await this.#entry(parts.id);
     const key = usable(entry.key);
-    if (!secretMatches(parts.secret, key.secretHash)) throw new ApiError('1000', 'Authentication failed: invalid API key.');
+    // A secret seen valid before is compared as it is; the hash is computed only the first time.
+    const valid = entry.secret === undefined ? secretMatches(parts.secret, key.secretHash) : sameSecret(parts.secret, entry.secret);
+    if (!valid) throw new ApiError('1000', 'Authentication failed: invalid API key.');
+    entry.secret = parts.secret;
     return { id: key.id, name: key.name };
   }
 
