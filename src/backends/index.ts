@@ -1,7 +1,9 @@
 import type { BackendKind } from '../core/config/backend-kinds.ts';
 import type { BackendFactory } from '../core/engines/backend.ts';
 import { createLlamaCppBackend } from './llama-cpp/llama-cpp.backend.ts';
+import { createLocalIndexBackend } from './local-index/local-index.backend.ts';
 import { createOpenAiCompatibleBackend } from './openai-compatible/openai-compatible.backend.ts';
+import { createSearxngBackend } from './searxng/searxng.backend.ts';
 import { createZaiBackend } from './zai/zai.backend.ts';
 
 /** The one table that maps a backend kind of the config file to the folder that implements it. */
@@ -9,4 +11,6 @@ export const backendFactories: Partial<Record<BackendKind, BackendFactory>> = {
   'openai-compatible': createOpenAiCompatibleBackend,
   'llama-cpp': createLlamaCppBackend,
   zai: createZaiBackend,
+  'local-index': createLocalIndexBackend,
+  searxng: createSearxngBackend,
 };

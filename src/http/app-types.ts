@@ -5,6 +5,7 @@ import type { PlatformConfig } from '../core/config/config.schema.ts';
 import type { EngineRegistry } from '../core/engines/engine-registry.ts';
 import type { ModelResolver } from '../core/models/model-resolver.ts';
 import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
+import type { WebReader } from '../core/web/web-reader.ts';
 import type { Database } from '../store/database.ts';
 
 /** The Fastify instance every route module receives, typed by TypeBox. */
@@ -23,6 +24,7 @@ export interface AppDependencies {
   readonly authenticator: Authenticator;
   readonly models: ModelResolver;
   readonly engines: EngineRegistry;
+  readonly reader: WebReader;
   readonly usage: UsageRecorder;
   /** pino options, or false to log nothing (tests). */
   readonly logger: boolean | Record<string, unknown>;

@@ -6,12 +6,16 @@ import { loadConfigFile } from '../core/config/load-config.ts';
 import type { Settings } from '../core/config/settings.ts';
 import { EngineRegistry } from '../core/engines/engine-registry.ts';
 import { ModelResolver } from '../core/models/model-resolver.ts';
+import { zeroConfigModels } from '../core/models/zero-config-models.ts';
 import { UsageRecorder } from '../core/usage/usage-recorder.ts';
 import { ApiKeyRepository } from '../store/api-key-repository.ts';
 import { openDatabase, type Database } from '../store/database.ts';
 import { loadMasterKey } from '../store/master-key.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { UsageRepository } from '../store/usage-repository.ts';
+import { createSearchIndex } from '../store/search-index/create-search-index.ts';
+import { createWebReader, type ClosableWebReader } from '../tools/reader/create-web-reader.ts';
+import type { SearchIndex } from '../core/web/search-index.ts';
 import { HfTokenCounter } from '../tools/hf-tokenizer/hf-token-counter.ts';
 
 /** The composed, storage-backed parts the server, the worker and the CLI share. */
@@ -24,6 +28,9 @@ export interface Platform {
   readonly models: ModelResolver;
   /** Engines of the catalog's models, built on first use. */
   readonly engines: EngineRegistry;
+  /** The web reader (zero configuration), shared by the reader endpoint and search ingestion. */
+  readonly reader: ClosableWebReader;
+  readonly searchIndex: SearchIndex;
   /** Batches usage records into `ledger`, off the request path. */
   readonly usage: UsageRecorder;
   readonly ledger: UsageRepository;
@@ -45,9 +52,15 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   }
   const keys = new ApiKeyRepository(database, box);
   const authenticator = new Authenticator(keys, box);
-  const models = new ModelResolver(config.models ?? {});
-  const engines = new EngineRegistry(models, backendFactories, settings.configPath, (tokenizerPath, chatTemplatePath) =>
-    HfTokenCounter.load(tokenizerPath, chatTemplatePath),
+  const models = new ModelResolver({ ...zeroConfigModels, ...config.models });
+  const searchIndex = createSearchIndex(database);
+  const reader = createWebReader({ database, config, dataDir: settings.dataDir });
+  const engines = new EngineRegistry(
+    models,
+    backendFactories,
+    settings.configPath,
+    (tokenizerPath, chatTemplatePath) => HfTokenCounter.load(tokenizerPath, chatTemplatePath),
+    { searchIndex, reader },
   );
   const ledger = new UsageRepository(database);
   const usage = new UsageRecorder((records) => ledger.insertMany(records), {
@@ -61,6 +74,8 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     authenticator,
     models,
     engines,
+    reader,
+    searchIndex,
     usage,
     ledger,
     async revokeKey(id) {
@@ -71,6 +86,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     async close() {
       await usage.close();
       await engines.close();
+      await reader.close();
       await database.close();
     },
   };

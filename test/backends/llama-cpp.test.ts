@@ -13,6 +13,7 @@ import type { BackendContext } from '../../src/core/engines/backend.ts';
 import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { writeTinyGguf } from '../helpers/tiny-gguf.ts';
+import { unusedResources } from '../helpers/backend-resources.ts';
 
 /**
  * The real llama.cpp engine (node-llama-cpp's prebuilt CPU binary) on a tiny random-weight GGUF
@@ -23,7 +24,7 @@ const modelPath = writeTinyGguf();
 
 function backendContext(entry: Partial<ModelEntry>): BackendContext {
   // The path is given relative to the config directory, as a config file would.
-  return { modelName: 'tiny-llama', entry: { backend: 'llama-cpp', modelPath: basename(modelPath), threads: 1, ...entry }, configDir: dirname(modelPath) };
+  return { modelName: 'tiny-llama', entry: { backend: 'llama-cpp', modelPath: basename(modelPath), threads: 1, ...entry }, configDir: dirname(modelPath), resources: unusedResources };
 }
 
 interface LlamaBackend {
@@ -329,7 +330,7 @@ describe('llama-cpp aborts and loading', () => {
 
     const missing = openBackend({ modelPath: 'no-such-model.gguf' });
     await rejectsWithCode(missing.chat.generate(chatRequest()), '1221', /no-such-model\.gguf' does not exist/);
-    assert.throws(() => createLlamaCppBackend({ modelName: 'x', entry: { backend: 'llama-cpp' }, configDir: '.' }), /modelPath/);
+    assert.throws(() => createLlamaCppBackend({ modelName: 'x', entry: { backend: 'llama-cpp' }, configDir: '.', resources: unusedResources }), /modelPath/);
   });
 });
 

@@ -10,6 +10,7 @@ import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../src/core/chat/engine-errors.ts';
 import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
+import { unusedResources } from '../helpers/backend-resources.ts';
 import {
   jsonReply,
   sseReply,
@@ -43,7 +44,7 @@ function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
 }
 
 function openBackend(baseUrl: string, entry: Partial<ModelEntry> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
-  const backend = createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible', baseUrl, ...entry }, configDir: '.' });
+  const backend = createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible', baseUrl, ...entry }, configDir: '.', resources: unusedResources });
   assert.ok(backend.chat !== undefined && backend.tokenizer !== undefined);
   return { chat: backend.chat, tokenizer: backend.tokenizer };
 }
@@ -271,7 +272,7 @@ describe('openai-compatible: request mapping', () => {
 
   it('needs a baseUrl', () => {
     assert.throws(
-      () => createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible' }, configDir: '.' }),
+      () => createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible' }, configDir: '.', resources: unusedResources }),
       (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
     );
   });

@@ -7,6 +7,7 @@ import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmCompletion, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
+import { unusedResources } from '../helpers/backend-resources.ts';
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return {
@@ -41,7 +42,7 @@ beforeEach(() => {
 });
 
 function openBackend(entry: Partial<ModelEntry> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
-  const backend = createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai', baseUrl, apiKey: 'upstream-id.upstream-secret', ...entry }, configDir: '.' });
+  const backend = createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai', baseUrl, apiKey: 'upstream-id.upstream-secret', ...entry }, configDir: '.', resources: unusedResources });
   assert.ok(backend.chat !== undefined && backend.tokenizer !== undefined);
   return { chat: backend.chat, tokenizer: backend.tokenizer };
 }
@@ -129,7 +130,7 @@ describe('zai: request', () => {
 
   it('needs an apiKey', () => {
     assert.throws(
-      () => createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai' }, configDir: '.' }),
+      () => createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai' }, configDir: '.', resources: unusedResources }),
       (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('apiKey') && error.message.includes('glm-4.6'),
     );
   });

@@ -1,12 +1,22 @@
 import type { ModelEntry } from '../config/config.schema.ts';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
+import type { SearchIndex } from '../web/search-index.ts';
+import type { WebReader } from '../web/web-reader.ts';
+import type { WebSearcher } from '../web/web-searcher.ts';
 
 /** The capabilities one configured model's engine offers; each is optional (DESIGN "Capabilities"). */
 export interface Backend {
   readonly chat?: ChatModel;
   readonly tokenizer?: TokenCounter;
+  readonly search?: WebSearcher;
   /** Releases what the engine holds (loaded weights, sockets). */
   close?(): Promise<void>;
+}
+
+/** Platform services an engine may build on (the local search index, the reader). */
+export interface BackendResources {
+  readonly searchIndex: SearchIndex;
+  readonly reader: WebReader;
 }
 
 export interface BackendContext {
@@ -15,6 +25,7 @@ export interface BackendContext {
   readonly entry: ModelEntry;
   /** Directory of relative paths in the config file (modelPath, tokenizerPath). */
   readonly configDir: string;
+  readonly resources: BackendResources;
 }
 
 export type BackendFactory = (context: BackendContext) => Backend;

@@ -1,11 +1,12 @@
 import { dirname, resolve } from 'node:path';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
+import type { WebSearcher } from '../web/web-searcher.ts';
 import type { BackendKind } from '../config/backend-kinds.ts';
 import type { ModelEntry } from '../config/config.schema.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Capability } from '../models/capability.ts';
 import { engineNotAvailable, type ModelResolver } from '../models/model-resolver.ts';
-import type { Backend, BackendFactory } from './backend.ts';
+import type { Backend, BackendFactory, BackendResources } from './backend.ts';
 import { limitChatConcurrency } from './concurrency-limit.ts';
 
 /** Loads a tokenizer from a model's files (tokenizer.json and chat template). */
@@ -21,6 +22,7 @@ export class EngineRegistry {
   readonly #factories: Partial<Record<BackendKind, BackendFactory>>;
   readonly #configDir: string;
   readonly #loadTokenizerFiles: TokenizerFilesLoader;
+  readonly #resources: BackendResources;
   readonly #backends = new Map<string, Backend>();
   readonly #fileTokenizers = new Map<string, TokenCounter>();
   readonly #limitedChats = new Map<string, ChatModel>();
@@ -30,7 +32,9 @@ export class EngineRegistry {
     factories: Partial<Record<BackendKind, BackendFactory>>,
     configPath: string | undefined,
     loadTokenizerFiles: TokenizerFilesLoader,
+    resources: BackendResources,
   ) {
+    this.#resources = resources;
     this.#models = models;
     this.#factories = factories;
     this.#configDir = configPath === undefined ? process.cwd() : dirname(configPath);
@@ -47,6 +51,10 @@ export class EngineRegistry {
     const limited = limitChatConcurrency(chat, limit);
     this.#limitedChats.set(model, limited);
     return limited;
+  }
+
+  search(engine: string): WebSearcher {
+    return this.#capability(engine, 'search', (backend) => backend.search);
   }
 
   /** The model's own tokenizer files when configured (`tokenizerPath`), else the engine's tokenizer. */
@@ -83,7 +91,7 @@ export class EngineRegistry {
     let backend = this.#backends.get(model);
     if (backend === undefined) {
       const factory = this.#factories[entry.backend];
-      backend = factory === undefined ? {} : factory({ modelName: model, entry, configDir: this.#configDir });
+      backend = factory === undefined ? {} : factory({ modelName: model, entry, configDir: this.#configDir, resources: this.#resources });
       this.#backends.set(model, backend);
     }
     return backend;

@@ -1,0 +1,3 @@
+import type { BackendFactory } from '../../core/engines/backend.ts';
+
+export const createSearxngBackend: BackendFactory = () => ({});
