@@ -76,13 +76,17 @@ function sniffMediaType(head: Buffer): string {
   return 'application/octet-stream';
 }
 
-/** Function tools go to the engine; web search and retrieval tools need engines this build lacks. */
+/**
+ * Function tools go to the engine; the web search tool is run by the platform before the engine
+ * is called (chat-web-search.ts); retrieval needs a knowledge base this server does not have.
+ */
 export function toFunctionTools(tools: NonNullable<ChatCompletionRequest['tools']>): FunctionTool[] {
-  return tools.map((tool, index) => {
+  return tools.flatMap((tool, index) => {
+    if (tool.type === 'web_search') return [];
     if (tool.type !== 'function' || tool.function === undefined) {
-      throw new ApiError('1221', `tools[${index}]: the '${tool.type}' tool is not available in this build of the server yet; only function tools are.`);
+      throw new ApiError('1221', `tools[${index}]: the '${tool.type}' tool is not available in this build of the server; function and web_search tools are.`);
     }
     const { name, description, parameters } = tool.function;
-    return { name, ...(description === undefined ? {} : { description }), ...(parameters === undefined ? {} : { parameters }) };
+    return [{ name, ...(description === undefined ? {} : { description }), ...(parameters === undefined ? {} : { parameters }) }];
   });
 }

@@ -1,4 +1,5 @@
 import type { ChatResult, ChatUsage, FinishReason, ToolCall } from '../../core/chat/chat-types.ts';
+import type { WireSearchResult } from '../shared/search-result.mapper.ts';
 
 /** What every chunk and response of one call shares. */
 export interface ChatAnswerHeader {
@@ -6,6 +7,8 @@ export interface ChatAnswerHeader {
   readonly requestId: string;
   readonly created: number;
   readonly model: string;
+  /** Results of the chat web_search tool, returned with the answer (sync) or on the last chunk. */
+  readonly webSearch?: WireSearchResult[];
 }
 
 export function toWireUsage(usage: ChatUsage) {
@@ -42,6 +45,7 @@ export function toChatCompletion(header: ChatAnswerHeader, result: ChatResult) {
       },
     ],
     usage: toWireUsage(result.usage),
+    ...(header.webSearch === undefined ? {} : { web_search: header.webSearch }),
   };
 }
 
@@ -76,5 +80,6 @@ export function toFinalChunk(header: ChatAnswerHeader, reason: FinishReason, usa
     model: header.model,
     choices: [{ index: 0, delta: { role: 'assistant' as const, content: '' }, finish_reason: reason }],
     usage: toWireUsage(usage),
+    ...(header.webSearch === undefined ? {} : { web_search: header.webSearch }),
   };
 }

@@ -5,6 +5,8 @@ import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
+import { toWireSearchResult } from '../shared/search-result.mapper.ts';
+import { searchForChat, webSearchTool, withSearchResults } from './chat-web-search.ts';
 import { checkChatRequest } from './chat.checks.ts';
 import { toChatRequest } from './chat-request.mapper.ts';
 import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
@@ -28,8 +30,14 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
-      const chatRequest = toChatRequest(body, abortOnDisconnect(reply));
-      const header = answerHeader(request, body.model);
+      let chatRequest = toChatRequest(body, abortOnDisconnect(reply));
+      let header = answerHeader(request, body.model);
+      const searchTool = webSearchTool(body);
+      if (searchTool !== undefined) {
+        const results = await searchForChat(deps.engines, searchTool, chatRequest);
+        chatRequest = withSearchResults(chatRequest, results, searchTool.search_prompt);
+        if (searchTool.search_result !== false) header = { ...header, webSearch: results.map(toWireSearchResult) };
+      }
       const recordUsage = (usage: ChatUsage) =>
         deps.usage.record({
           keyId: request.apiKey?.id ?? '',

@@ -1,0 +1,16 @@
+import type { SearchResult } from '../../core/web/web-searcher.ts';
+
+/** A search result as the wire carries it (spec "Search result item"). */
+export function toWireSearchResult(result: SearchResult) {
+  return {
+    title: result.title,
+    content: result.content,
+    link: result.link,
+    media: result.media,
+    icon: result.icon,
+    refer: result.refer,
+    publish_date: result.publishDate,
+  };
+}
+
+export type WireSearchResult = ReturnType<typeof toWireSearchResult>;
