@@ -3,6 +3,7 @@ import type { App, AppDependencies } from '../http/app-types.ts';
 import { registerAgentRoutes } from './agents/agents.route.ts';
 import { registerAsyncResultRoutes } from './async-result/async-result.route.ts';
 import { registerAudioRoutes } from './audio/audio.route.ts';
+import { registerBlobRoutes } from './blobs/blobs.route.ts';
 import { registerChatRoutes } from './chat/chat.route.ts';
 import { registerFileRoutes } from './files/files.route.ts';
 import { registerImageRoutes } from './images/images.route.ts';
@@ -42,6 +43,8 @@ const modelRouteModules: readonly RouteModule[] = [
 const agentRouteModules: readonly RouteModule[] = [registerAgentRoutes];
 
 export async function registerApiRoutes(app: App, deps: AppDependencies): Promise<void> {
+  // Signed media downloads: outside /paas/v4, since the URLs are the server's own, not the API's.
+  registerBlobRoutes(app, deps);
   await registerUnderPrefixes(app, deps, modelPrefixes, modelRouteModules);
   await registerUnderPrefixes(app, deps, agentPrefixes, agentRouteModules);
 }

@@ -1,8 +1,10 @@
 import type { BackendKind } from '../core/config/backend-kinds.ts';
 import type { BackendFactory } from '../core/engines/backend.ts';
+import { createComfyUiBackend } from './comfyui/comfyui.backend.ts';
 import { createLlamaCppBackend } from './llama-cpp/llama-cpp.backend.ts';
 import { createLocalIndexBackend } from './local-index/local-index.backend.ts';
 import { createOpenAiCompatibleBackend } from './openai-compatible/openai-compatible.backend.ts';
+import { createOpenAiImagesBackend } from './openai-images/openai-images.backend.ts';
 import { createSearxngBackend } from './searxng/searxng.backend.ts';
 import { createZaiBackend } from './zai/zai.backend.ts';
 
@@ -11,6 +13,8 @@ export const backendFactories: Partial<Record<BackendKind, BackendFactory>> = {
   'openai-compatible': createOpenAiCompatibleBackend,
   'llama-cpp': createLlamaCppBackend,
   zai: createZaiBackend,
+  'openai-images': createOpenAiImagesBackend,
+  comfyui: createComfyUiBackend,
   'local-index': createLocalIndexBackend,
   searxng: createSearxngBackend,
 };

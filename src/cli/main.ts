@@ -1,22 +1,31 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../core/config/config-error.ts';
 import { runConfigCheck } from './config-check.command.ts';
+import { runIndex } from './index.command.ts';
 import { runKeys } from './keys.command.ts';
 import { runMigrate } from './migrate.command.ts';
 import { runServe } from './serve.command.ts';
+import { runWorker } from './worker.command.ts';
 
 const usage = `Usage: model-platform <command> [options]
 
 Commands:
-  serve [--config FILE] [--port N] [--host H]   start the HTTP server
+  serve [--config FILE] [--port N] [--host H]   start the HTTP server (and task workers,
+        [--no-workers]                           unless --no-workers)
+  worker [--config FILE]                         run task workers only (scale apart from serve)
   migrate                                        apply pending database migrations
   keys create [--name NAME]                      create an API key and print it once
   keys list                                      list API keys (ids, names, state)
   keys revoke <id>                               revoke a key at once
   config check [--config FILE]                   validate the config file and exit
+  index add <url|file|dir|sitemap>... [--refresh]  add pages to the local search index
+  index remove <url|prefix*>                     remove a page, or every page under a prefix
 
 Environment: PORT, HOST, MODEL_PLATFORM_DATA_DIR, MODEL_PLATFORM_CONFIG,
-MODEL_PLATFORM_BOOTSTRAP_KEY, MODEL_PLATFORM_MASTER_KEY, DATABASE_URL`;
+MODEL_PLATFORM_BOOTSTRAP_KEY, MODEL_PLATFORM_MASTER_KEY, DATABASE_URL, REDIS_URL,
+MODEL_PLATFORM_PUBLIC_URL, MODEL_PLATFORM_WORKER_CONCURRENCY, MODEL_PLATFORM_BLOB_RETENTION_DAYS,
+MODEL_PLATFORM_BLOB_URL_TTL, S3_BUCKET, S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
+S3_SECRET_ACCESS_KEY, S3_PUBLIC_ENDPOINT`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -27,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       name: { type: 'string' },
+      'no-workers': { type: 'boolean' },
+      refresh: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -38,10 +49,14 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return runServe(values);
+    case 'worker':
+      return runWorker(values);
     case 'migrate':
       return runMigrate(values);
     case 'keys':
       return runKeys(rest, values);
+    case 'index':
+      return runIndex(rest, values);
     case 'config':
       if (rest[0] === 'check') return runConfigCheck(values);
       break;

@@ -4,11 +4,17 @@ import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
 import { openPlatform } from '../platform/open-platform.ts';
 import type { CliFlags } from './cli-flags.ts';
 
+export interface ServeFlags extends CliFlags {
+  /** API only: tasks are run by `model-platform worker` processes on the same database. */
+  readonly 'no-workers'?: boolean | undefined;
+}
+
 /** Starts the server; SIGINT/SIGTERM stop taking connections, let in-flight requests finish, then exit. */
-export async function runServe(flags: CliFlags): Promise<number> {
+export async function runServe(flags: ServeFlags): Promise<number> {
   const settings = readSettings(process.env, flags);
   const platform = await openPlatform(settings, process.env);
   await ensureInitialKey(platform, (line) => console.log(line));
+  if (flags['no-workers'] !== true) platform.startWorkers();
   const app = await buildApp({ ...platform, logger: { level: process.env['LOG_LEVEL'] ?? 'info' } });
   await app.listen({ port: settings.port, host: settings.host });
   return new Promise<number>((resolve) => {

@@ -17,6 +17,14 @@ import { createSearchIndex } from '../store/search-index/create-search-index.ts'
 import { createWebReader, type ClosableWebReader } from '../tools/reader/create-web-reader.ts';
 import type { SearchIndex } from '../core/web/search-index.ts';
 import { HfTokenCounter } from '../tools/hf-tokenizer/hf-token-counter.ts';
+import type { BlobUrlSigner } from '../blobs/blob-url-signer.ts';
+import { startBlobSweeper } from '../blobs/blob-sweeper.ts';
+import { createBlobStore } from '../blobs/create-blob-store.ts';
+import type { ManagedBlobStore } from '../blobs/managed-blob-store.ts';
+import { createMediaTaskHandlers } from '../core/media/media-task-handlers.ts';
+import type { TaskHandler } from '../core/tasks/task.ts';
+import { createTaskService } from '../tasks/create-task-service.ts';
+import type { TaskEngine, TaskTuning } from '../tasks/task-engine.ts';
 
 /** The composed, storage-backed parts the server, the worker and the CLI share. */
 export interface Platform {
@@ -34,15 +42,29 @@ export interface Platform {
   /** Batches usage records into `ledger`, off the request path. */
   readonly usage: UsageRecorder;
   readonly ledger: UsageRepository;
+  /** Generated media: local disk, or S3 when configured. */
+  readonly blobs: ManagedBlobStore;
+  readonly blobUrls: BlobUrlSigner;
+  /** Async tasks; their workers run only after `startWorkers()` (serve and worker commands). */
+  readonly tasks: TaskEngine;
+  /** Starts this process's task workers and the blob retention sweeper. */
+  startWorkers(): void;
   /** Revokes a key in storage and in this process's auth cache, so it is refused at once. */
   revokeKey(id: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
+export interface PlatformOptions {
+  /** Task handlers in place of the media ones (tests; embedding the platform). */
+  readonly taskHandlers?: readonly TaskHandler[];
+  readonly taskTuning?: Partial<TaskTuning>;
+}
+
 /** Loads the config, opens storage and applies pending migrations. */
-export async function openPlatform(settings: Settings, environment: NodeJS.ProcessEnv): Promise<Platform> {
+export async function openPlatform(settings: Settings, environment: NodeJS.ProcessEnv, options: PlatformOptions = {}): Promise<Platform> {
   const config = settings.configPath === undefined ? {} : loadConfigFile(settings.configPath, environment);
-  const box = new SecretBox(loadMasterKey(settings.dataDir, environment));
+  const masterKey = loadMasterKey(settings.dataDir, environment);
+  const box = new SecretBox(masterKey);
   const database = openDatabase(settings);
   try {
     await migrateToLatest(database);
@@ -66,6 +88,15 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   const usage = new UsageRecorder((records) => ledger.insertMany(records), {
     onError: (error, dropped) => console.error(`usage records not written yet (${dropped} dropped):`, error),
   });
+  const { store: blobs, signer: blobUrls } = createBlobStore(settings, masterKey);
+  const tasks = createTaskService({
+    database,
+    redisUrl: settings.redisUrl,
+    concurrency: settings.workerConcurrency,
+    handlers: options.taskHandlers ?? createMediaTaskHandlers({ engines, blobs }),
+    ...(options.taskTuning === undefined ? {} : { tuning: options.taskTuning }),
+  });
+  let stopSweeper: (() => Promise<void>) | undefined;
   return {
     settings,
     config,
@@ -78,12 +109,23 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     searchIndex,
     usage,
     ledger,
+    blobs,
+    blobUrls,
+    tasks,
+    startWorkers() {
+      tasks.start();
+      stopSweeper ??= startBlobSweeper(blobs, { retentionDays: settings.blobRetentionDays });
+    },
     async revokeKey(id) {
       const revoked = await keys.revoke(id);
       authenticator.forget(id);
       return revoked;
     },
     async close() {
+      // Workers first: their tasks go back to the queue while engines and storage still answer.
+      await tasks.close();
+      await stopSweeper?.();
+      await blobs.close();
       await usage.close();
       await engines.close();
       await reader.close();

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Table `api_keys`: one row per key; the secret is never stored in clear (see core/auth). */
 export interface ApiKeyTable {
   id: string;
@@ -21,8 +23,72 @@ export interface UsageRecordTable {
   created_at: number;
 }
 
+/** Table `reader_cache`: read pages by URL and output options (src/tools/reader), until `expires_at`. */
+export interface ReaderCacheTable {
+  /** sha256 hex of the URL and the options that change the output. */
+  cache_key: string;
+  url: string;
+  /** The ReadResult as JSON. */
+  result: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/**
+ * Table `search_documents`: the local search index, one row per URL. SQLite keeps an FTS5 table
+ * and a narrow copy of the filter columns beside it (`search_documents_fts`,
+ * `search_document_filters`, synced by triggers); PostgreSQL a generated `search_vector` column.
+ * None of these is written by code, so none is typed here.
+ */
+export interface SearchDocumentTable {
+  id: Generated<number>;
+  url: string;
+  /** Lower-case host without a leading `www.`, for the domain filter. */
+  host: string;
+  title: string;
+  content: string;
+  /** The title with a space around each CJK character, for the tokenizers; NULL when it has none. */
+  segmented_title: string | null;
+  segmented_content: string | null;
+  description: string;
+  site_name: string;
+  icon: string;
+  published_at: number | null;
+  indexed_at: number;
+}
+
+/** Table `tasks`: async tasks (src/tasks); JSON columns hold text. */
+export interface TaskTable {
+  id: string;
+  kind: string;
+  owner_key_id: string;
+  model: string;
+  request_id: string;
+  /** What clients see: PROCESSING, SUCCESS or FAIL. */
+  status: string;
+  /** The queue's view: queued, running or done. */
+  state: string;
+  request: string;
+  result: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  /** Runs started so far (a claim counts one; a shutdown hand-back gives it back). */
+  attempts: number;
+  /** A queued task is not claimed before this (retry backoff). */
+  run_after: number;
+  /** The worker running it, and until when its lease holds; another may claim it after that. */
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  deadline_at: number;
+}
+
 export interface DatabaseSchema {
   api_keys: ApiKeyTable;
   usage_records: UsageRecordTable;
+  reader_cache: ReaderCacheTable;
+  search_documents: SearchDocumentTable;
+  tasks: TaskTable;
 }
 

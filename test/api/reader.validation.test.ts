@@ -5,7 +5,7 @@ import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 import { itRejectsEach } from '../helpers/rejected-cases.ts';
 
 const url = '/paas/v4/reader';
-const valid = { url: 'https://example.com/article' };
+const valid = { url: 'http://10.0.0.1/article' };
 
 /** Each case breaks one rule; the answer must name the field (1213 missing, 1214 invalid). */
 const rejected: { name: string; body: Record<string, unknown>; code: string; field: string }[] = [
@@ -44,9 +44,11 @@ describe('POST /paas/v4/reader contract', () => {
 
   itRejectsEach(() => test, url, rejected);
 
-  it('accepts a full request (unknown fields ignored) and says the reader is not in this build', async () => {
+  // A request that passes validation reaches the reader, which refuses a private address without
+  // touching the network: the 1214 'private address' answer proves the body was accepted.
+  it('accepts a full request (unknown fields ignored) and hands it to the reader', async () => {
     const response = await postJson(test, url, {
-      url: 'http://example.com:8080/a?b=c#d',
+      url: 'http://10.0.0.1:8080/a?b=c#d',
       timeout: 120,
       no_cache: true,
       return_format: 'text',
@@ -59,7 +61,7 @@ describe('POST /paas/v4/reader contract', () => {
       user_id: 'user-123456',
       model: 'reader',
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['web reader'] });
+    assertPlatformError(response, { status: 400, code: '1214', mentions: ['private address'] });
   });
 
   it('accepts null for every optional field', async () => {
@@ -68,13 +70,13 @@ describe('POST /paas/v4/reader contract', () => {
       timeout: null, no_cache: null, return_format: null, retain_images: null, no_gfm: null, keep_img_data_url: null,
       with_images_summary: null, with_links_summary: null, request_id: null, user_id: null,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['web reader'] });
+    assertPlatformError(response, { status: 400, code: '1214', mentions: ['private address'] });
   });
 
   it('accepts timeout as a number or a numeric string', async () => {
     for (const timeout of [20, '20', 0.5, '2.5', '120']) {
       const response = await postJson(test, url, { ...valid, timeout });
-      assertPlatformError(response, { status: 503, code: '1221', mentions: ['web reader'] });
+      assertPlatformError(response, { status: 400, code: '1214', mentions: ['private address'] });
     }
   });
 

@@ -1,10 +1,12 @@
 import { notFound } from '../../core/errors/api-error.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
+import { requestOrigin } from '../blobs/request-origin.ts';
 import { responses } from '../shared/common.schema.ts';
+import { toAsyncTaskResult } from './async-result.mapper.ts';
 import { AsyncResultParams } from './async-result.schema.ts';
 import { AsyncTaskResult } from './async-task.schema.ts';
 
-export function registerAsyncResultRoutes(app: App, _deps: AppDependencies): void {
+export function registerAsyncResultRoutes(app: App, deps: AppDependencies): void {
   app.get(
     '/async-result/:id',
     {
@@ -12,13 +14,19 @@ export function registerAsyncResultRoutes(app: App, _deps: AppDependencies): voi
         operationId: 'getAsyncResult',
         tags: ['async'],
         summary: 'Result of an asynchronous image or video generation task.',
+        description:
+          'task_status is PROCESSING, SUCCESS or FAIL. Media URLs are absolute and expire (MODEL_PLATFORM_BLOB_URL_TTL); ' +
+          'a FAIL answer carries error {code, message}. Only the key that submitted the task can read it; others get 404.',
         params: AsyncResultParams,
         response: responses(AsyncTaskResult),
       },
     },
     async (request) => {
-      // No task store exists in this build, so no id can name a task this key owns.
-      throw notFound('Task', request.params.id);
+      const owner = request.apiKey?.id ?? '';
+      const task = await deps.tasks.get(request.params.id, owner);
+      // Another key's task and a task that never existed answer alike, so ids reveal nothing.
+      if (task === undefined) throw notFound('Task', request.params.id);
+      return toAsyncTaskResult(task, deps.blobs, requestOrigin(request));
     },
   );
 }

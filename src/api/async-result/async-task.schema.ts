@@ -14,14 +14,26 @@ export const AsyncTaskSubmission = Type.Object({
   task_status: TaskStatus,
 });
 
+/** Why a task failed; present only when task_status is FAIL (a platform error code and message). */
+export const TaskFailure = Type.Object(
+  {
+    code: Type.String({ description: 'Platform error code, e.g. 1230 (timed out, or the engine failed), 1301 (unsafe content), 500.' }),
+    message: Type.String(),
+  },
+  { description: 'Present only when task_status is FAIL.' },
+);
+
 /** Image variant of GET /async-result/{id} (platform-facts §4, OAS AsyncImageGenerationResponse). */
 export const ImageTaskResult = Type.Object(
   {
     model: Type.String(),
     task_status: TaskStatus,
-    image_result: Type.Array(Type.Object({ url: Type.String({ description: 'Absolute URL of a generated image.' }) })),
+    image_result: Type.Array(Type.Object({ url: Type.String({ description: 'Absolute URL of a generated image.' }) }), {
+      description: 'The images once SUCCESS; empty while PROCESSING and on FAIL.',
+    }),
     request_id: Type.String(),
     id: Type.Optional(Type.String()),
+    error: Type.Optional(TaskFailure),
   },
   { title: 'ImageTaskResult' },
 );
@@ -36,9 +48,11 @@ export const VideoTaskResult = Type.Object(
         url: Type.String({ description: 'Absolute URL of the generated video.' }),
         cover_image_url: Type.String({ description: 'Absolute URL of its cover image.' }),
       }),
+      { description: 'The video once SUCCESS; empty while PROCESSING and on FAIL.' },
     ),
     request_id: Type.String(),
     id: Type.Optional(Type.String()),
+    error: Type.Optional(TaskFailure),
   },
   { title: 'VideoTaskResult' },
 );

@@ -1,8 +1,13 @@
-import { engineNotAvailable } from '../../core/models/model-resolver.ts';
+import { randomUUID } from 'node:crypto';
+import { generateImages } from '../../core/media/generate-images.ts';
+import { defaultImageTimeoutMs, taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { AsyncTaskSubmission } from '../async-result/async-task.schema.ts';
+import { requestOrigin } from '../blobs/request-origin.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkAsyncImageRequest, checkImageRequest } from './images.checks.ts';
+import { toImageJob, toImageResponse } from './images.mapper.ts';
 import { AsyncImageGenerationRequest, ImageGenerationRequest, ImageGenerationResponse } from './images.schema.ts';
 
 export function registerImageRoutes(app: App, deps: AppDependencies): void {
@@ -17,11 +22,13 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
         response: responses(ImageGenerationResponse),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       checkImageRequest(body);
-      const entry = deps.models.resolve(body.model, 'image');
-      throw engineNotAvailable(body.model, entry, 'image');
+      const stored = await generateImages(deps, toImageJob(body), { id: randomUUID(), asyncTask: false, signal: abortOnDisconnect(reply) });
+      const origin = requestOrigin(request);
+      const urls = await Promise.all(stored.keys.map((key) => deps.blobs.downloadUrl(key, origin)));
+      return toImageResponse(urls, stored.contentFilter);
     },
   );
 
@@ -39,8 +46,18 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
     async (request) => {
       const body = request.body;
       checkAsyncImageRequest(body);
+      // Refuse now, not in the task, when no engine serves the model (1211 / 1221).
+      deps.engines.image(body.model);
       const entry = deps.models.resolve(body.model, 'image');
-      throw engineNotAvailable(body.model, entry, 'image');
+      const task = await deps.tasks.submit({
+        kind: 'image',
+        ownerKeyId: request.apiKey?.id ?? '',
+        model: body.model,
+        requestId: request.requestId,
+        request: toImageJob(body),
+        timeoutMs: (entry.timeoutMs ?? defaultImageTimeoutMs) + taskDeadlineMarginMs,
+      });
+      return { model: task.model, id: task.id, request_id: task.requestId, task_status: task.status };
     },
   );
 }

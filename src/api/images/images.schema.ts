@@ -63,6 +63,13 @@ export const ImageGenerationResponse = Type.Object({
         role: StringEnum(contentFilterRoles, { description: 'assistant: model inference; user: user input; history: earlier context.' }),
         level: Type.Integer({ minimum: 0, maximum: 3, description: '0 most severe, 3 least severe.' }),
       }),
+      {
+        description:
+          "Content-safety verdicts: the engine's own when it has a classifier (the upstream platform); otherwise " +
+          "[{role: 'assistant', level: 3}], since nothing flagged the result.",
+      },
     ),
   ),
 });
+
+export type ImageGenerationResponse = Static<typeof ImageGenerationResponse>;

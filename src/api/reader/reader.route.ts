@@ -1,10 +1,11 @@
-import { featureNotAvailable } from '../../core/models/model-resolver.ts';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkReaderRequest } from './reader.checks.ts';
+import { toReadOptions, toReaderResponse } from './reader.mapper.ts';
 import { ReaderRequest, ReaderResponse } from './reader.schema.ts';
 
-export function registerReaderRoutes(app: App, _deps: AppDependencies): void {
+export function registerReaderRoutes(app: App, deps: AppDependencies): void {
   app.post(
     '/reader',
     {
@@ -16,9 +17,11 @@ export function registerReaderRoutes(app: App, _deps: AppDependencies): void {
         response: responses(ReaderResponse),
       },
     },
-    async (request) => {
-      checkReaderRequest(request.body);
-      throw featureNotAvailable('The web reader');
+    async (request, reply) => {
+      const body = request.body;
+      checkReaderRequest(body);
+      const result = await deps.reader.read(body.url, toReadOptions(body, abortOnDisconnect(reply)));
+      return toReaderResponse(result, request.requestId);
     },
   );
 }

@@ -39,28 +39,40 @@ export type ReaderRequest = Static<typeof ReaderRequest>;
 const FreeFormObject = Type.Object({}, { additionalProperties: true });
 
 export const ReaderResult = Type.Object({
-  content: Type.String({ description: 'Main content: body text, images and links.' }),
-  description: Type.String(),
+  content: Type.String({ description: 'Main content (Markdown or plain text as asked): body text, images and links, URLs absolute.' }),
+  description: Type.String({ description: 'The meta description (or og:description, or an excerpt of the content); "" when none.' }),
   title: Type.String(),
   url: Type.String({ description: 'The page URL as requested.' }),
-  external: Type.Optional(Type.Object({ stylesheet: Type.Optional(FreeFormObject) }, { description: 'External resources.' })),
-  metadata: Type.Optional(
-    Type.Object({
-      keywords: Type.Optional(Type.String()),
-      viewport: Type.Optional(Type.String()),
-      description: Type.Optional(Type.String()),
-      'format-detection': Type.Optional(Type.String()),
-    }),
+  external: Type.Optional(
+    Type.Object(
+      {
+        stylesheet: Type.Optional(
+          Type.Record(Type.String(), FreeFormObject, { description: 'Stylesheet URL → {type: "text/css", media?}.' }),
+        ),
+      },
+      { description: 'External resources.' },
+    ),
   ),
-  images: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Image summary: caption to URL.' })),
-  links: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Links summary: text to URL.' })),
-  publishedTime: Type.Optional(Type.String()),
+  metadata: Type.Optional(
+    Type.Object(
+      {
+        keywords: Type.Optional(Type.String()),
+        viewport: Type.Optional(Type.String()),
+        description: Type.Optional(Type.String()),
+        'format-detection': Type.Optional(Type.String()),
+      },
+      { additionalProperties: Type.String(), description: 'Every <meta> name or property of the page with its content.' },
+    ),
+  ),
+  images: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Image summary: image URL → alt text.' })),
+  links: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Links summary: link URL → link text.' })),
+  publishedTime: Type.Optional(Type.String({ description: 'When the page says it was published, ISO 8601.' })),
 });
 
 export const ReaderResponse = Type.Object({
   id: Type.String(),
   created: Type.Integer({ description: 'Unix timestamp, seconds.' }),
   request_id: Type.String(),
-  model: Type.String(),
+  model: Type.String({ description: 'Always "web-reader": the engine that read the page.' }),
   reader_result: ReaderResult,
 });

@@ -1,7 +1,9 @@
-import { engineNotAvailable } from '../../core/models/model-resolver.ts';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
+import { generateRequestId } from '../../http/request-id.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkWebSearchRequest } from './web-search.checks.ts';
+import { toSearchQuery, toWebSearchResponse } from './web-search.mapper.ts';
 import { WebSearchRequest, WebSearchResponse } from './web-search.schema.ts';
 
 export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
@@ -16,11 +18,13 @@ export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
         response: responses(WebSearchResponse),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       checkWebSearchRequest(body);
-      const entry = deps.models.resolve(body.search_engine, 'search');
-      throw engineNotAvailable(body.search_engine, entry, 'search');
+      const searcher = deps.engines.search(body.search_engine);
+      const answer = await searcher.search(toSearchQuery(body, abortOnDisconnect(reply)));
+      const header = { id: generateRequestId(), created: Math.floor(Date.now() / 1000), requestId: request.requestId };
+      return toWebSearchResponse(header, answer, body.search_intent === true);
     },
   );
 }

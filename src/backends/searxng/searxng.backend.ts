@@ -1,3 +1,21 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { SearxngSearcher } from './searxng-searcher.ts';
 
-export const createSearxngBackend: BackendFactory = () => ({});
+/** SearXNG answers within its own engines' timeouts (a few seconds); this bounds a stuck instance. */
+const defaultSearxngTimeoutMs = 20_000;
+
+/** Web search through a SearXNG instance (`baseUrl`, its JSON format enabled). */
+export const createSearxngBackend: BackendFactory = ({ modelName, entry }) => {
+  if (entry.baseUrl === undefined) {
+    throw new ApiError('1221', `Search engine '${modelName}' uses backend searxng but has no baseUrl; add the instance's address, for example baseUrl: http://searxng:8080.`);
+  }
+  return {
+    search: new SearxngSearcher({
+      modelName,
+      baseUrl: entry.baseUrl.replace(/\/+$/, ''),
+      apiKey: entry.apiKey,
+      timeoutMs: entry.timeoutMs ?? defaultSearxngTimeoutMs,
+    }),
+  };
+};

@@ -1,10 +1,16 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
+import { defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';
+import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
 import { ChatCompletionsEngine } from '../openai-compatible/chat-completions-engine.ts';
 import type { EngineConnection } from '../openai-compatible/engine-request.ts';
 import { defaultEngineTimeoutMs } from '../openai-compatible/openai-compatible.backend.ts';
 import { buildZaiChatBody } from './zai-chat-body.ts';
 import { zaiHttpError } from './zai-error.ts';
+import { ZaiAsyncTask } from './zai-async-task.ts';
+import { ZaiImageGenerator } from './zai-images.ts';
+import { ZaiVideoGenerator } from './zai-videos.ts';
+import { ZaiSearch } from './zai-search.ts';
 import { ZaiTokenizer } from './zai-tokenizer.ts';
 
 export const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
@@ -29,8 +35,15 @@ export const createZaiBackend: BackendFactory = ({ modelName, entry }) => {
     timeoutMs: entry.timeoutMs ?? defaultEngineTimeoutMs,
     httpError: (status, text) => zaiHttpError(modelName, status, text),
   };
+  // Upstream image and video tasks finish in seconds to minutes; polling faster gains nothing.
+  const tasks = new ZaiAsyncTask(engine, baseUrl, entry.pollIntervalMs ?? 2_000);
+  const download = new EngineMediaDownload(modelName, baseUrl);
   return {
     chat: new ChatCompletionsEngine(engine, `${baseUrl}/chat/completions`, (request, stream) => buildZaiChatBody(request, upstreamModel, stream)),
     tokenizer: new ZaiTokenizer(engine, baseUrl, upstreamModel),
+    image: new ZaiImageGenerator(engine, baseUrl, upstreamModel, tasks, download),
+    video: new ZaiVideoGenerator(modelName, upstreamModel, entry.timeoutMs ?? defaultVideoTimeoutMs, tasks, download),
+    search: new ZaiSearch(engine, baseUrl, upstreamModel),
+    close: () => download.close(),
   };
 };

@@ -13,7 +13,15 @@ export const ModelEntrySchema = Type.Object(
     modelPath: Type.Optional(Type.String({ minLength: 1, description: 'Local weights file (GGUF).' })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
     maxConcurrency: Type.Optional(Type.Integer({ minimum: 1 })),
-    workflow: Type.Optional(Type.String({ minLength: 1, description: 'ComfyUI workflow JSON file.' })),
+    workflow: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'comfyui: workflow JSON file in API format with {{prompt}}, {{width}}, {{seed}}... placeholders (relative to the config file).',
+      }),
+    ),
+    pollIntervalMs: Type.Optional(
+      Type.Integer({ minimum: 10, description: 'comfyui, zai: how often a running image or video generation is asked for its result.' }),
+    ),
     thinkingParam: Type.Optional(
       Type.String({
         minLength: 1,
@@ -43,6 +51,24 @@ export const PlatformConfigSchema = Type.Object(
               description: 'CIDRs or host names the SSRF guard lets through (intranets).',
             }),
           ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    reader: Type.Optional(
+      Type.Object(
+        {
+          render: Type.Optional(
+            Type.Boolean({ description: 'Run the scripts of HTML pages in headless Chromium before reading them (default false).' }),
+          ),
+          chromiumPath: Type.Optional(Type.String({ minLength: 1, description: 'Chromium executable for rendering (default /usr/bin/chromium).' })),
+          maxBytes: Type.Optional(
+            Type.Integer({ minimum: 1024, description: 'Largest page or PDF the reader fetches, in bytes after decompression (default 20 MiB).' }),
+          ),
+          cacheTtlSeconds: Type.Optional(
+            Type.Integer({ minimum: 0, description: 'How long a read page is served from the cache (default 3600; 0 turns the cache off).' }),
+          ),
+          userAgent: Type.Optional(Type.String({ minLength: 1, description: 'User-Agent of the reader and of its browser.' })),
         },
         { additionalProperties: false },
       ),

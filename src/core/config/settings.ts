@@ -12,6 +12,30 @@ export interface Settings {
   readonly bootstrapKey: string | undefined;
   /** `postgres://…` switches storage to PostgreSQL; otherwise SQLite under dataDir. */
   readonly databaseUrl: string | undefined;
+  /** `redis://…` moves the task queue to BullMQ on Redis; otherwise workers poll the database. */
+  readonly redisUrl: string | undefined;
+  /** Tasks one process runs at once (the handlers' own per-model limits apply within it). */
+  readonly workerConcurrency: number;
+  /** The origin clients reach this server at (behind a proxy); download URLs use it over the request's. */
+  readonly publicUrl: string | undefined;
+  /** Generated media in an S3-compatible bucket; otherwise on local disk under `<dataDir>/blobs`. */
+  readonly s3: S3Settings | undefined;
+  /** Blobs older than this many days are deleted by the sweeper; 0 keeps them forever. */
+  readonly blobRetentionDays: number;
+  /** How long a download URL stays valid, in seconds. */
+  readonly blobUrlTtlSeconds: number;
+}
+
+export interface S3Settings {
+  readonly bucket: string;
+  /** Undefined for AWS itself; set for MinIO, Ceph, R2 and the like (path-style addressing). */
+  readonly endpoint: string | undefined;
+  readonly region: string;
+  /** Both or neither; neither means the SDK's default credential chain. */
+  readonly accessKeyId: string | undefined;
+  readonly secretAccessKey: string | undefined;
+  /** Endpoint that presigned URLs name, when clients reach the store at another address than this server does. */
+  readonly publicEndpoint: string | undefined;
 }
 
 export interface SettingsFlags {
@@ -19,6 +43,9 @@ export interface SettingsFlags {
   readonly port?: string | undefined;
   readonly host?: string | undefined;
 }
+
+/** S3 presigned URLs are valid for at most 7 days, so no download URL lives longer. */
+const maxUrlTtlSeconds = 7 * 24 * 3600;
 
 export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlags = {}): Settings {
   const portText = flags.port ?? environment['PORT'] ?? '8080';
@@ -35,6 +62,10 @@ export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlag
     throw new ConfigError('DATABASE_URL: only postgres:// URLs are supported (leave it unset for SQLite)');
   }
   const configPath = flags.config ?? nonEmpty(environment['MODEL_PLATFORM_CONFIG']);
+  const redisUrl = nonEmpty(environment['REDIS_URL']);
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL: must be a redis:// or rediss:// URL (leave it unset for the embedded queue)');
+  }
   return {
     port,
     host: flags.host ?? nonEmpty(environment['HOST']) ?? '0.0.0.0',
@@ -42,7 +73,68 @@ export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlag
     configPath: configPath === undefined ? undefined : resolve(configPath),
     bootstrapKey,
     databaseUrl,
+    redisUrl,
+    workerConcurrency: readInteger(environment, 'MODEL_PLATFORM_WORKER_CONCURRENCY', 4, 1, 1000),
+    publicUrl: readPublicUrl(environment),
+    s3: readS3Settings(environment),
+    blobRetentionDays: readInteger(environment, 'MODEL_PLATFORM_BLOB_RETENTION_DAYS', 30, 0, 100_000),
+    blobUrlTtlSeconds: readInteger(environment, 'MODEL_PLATFORM_BLOB_URL_TTL', 86_400, 1, maxUrlTtlSeconds),
   };
+}
+
+function readInteger(environment: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = nonEmpty(environment[name]);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw new ConfigError(`${name}: '${text}' is not a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function readPublicUrl(environment: NodeJS.ProcessEnv): string | undefined {
+  const text = nonEmpty(environment['MODEL_PLATFORM_PUBLIC_URL']);
+  if (text === undefined) return undefined;
+  if (!isHttpUrl(text)) throw new ConfigError(`MODEL_PLATFORM_PUBLIC_URL: '${text}' is not an http(s) URL`);
+  // Kept with its path (a proxy may serve the platform under one), without the trailing slash.
+  return text.replace(/\/+$/, '');
+}
+
+function readS3Settings(environment: NodeJS.ProcessEnv): S3Settings | undefined {
+  const bucket = nonEmpty(environment['S3_BUCKET']);
+  const endpoint = nonEmpty(environment['S3_ENDPOINT']);
+  const publicEndpoint = nonEmpty(environment['S3_PUBLIC_ENDPOINT']);
+  const accessKeyId = nonEmpty(environment['S3_ACCESS_KEY_ID']);
+  const secretAccessKey = nonEmpty(environment['S3_SECRET_ACCESS_KEY']);
+  if (bucket === undefined) {
+    if (endpoint !== undefined || accessKeyId !== undefined || secretAccessKey !== undefined || publicEndpoint !== undefined) {
+      throw new ConfigError('S3_BUCKET: required when other S3_* variables are set');
+    }
+    return undefined;
+  }
+  for (const [name, value] of [['S3_ENDPOINT', endpoint], ['S3_PUBLIC_ENDPOINT', publicEndpoint]] as const) {
+    if (value !== undefined && !isHttpUrl(value)) throw new ConfigError(`${name}: '${value}' is not an http(s) URL`);
+  }
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither');
+  }
+  return {
+    bucket,
+    endpoint,
+    region: nonEmpty(environment['S3_REGION']) ?? 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    publicEndpoint,
+  };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

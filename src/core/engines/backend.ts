@@ -1,5 +1,7 @@
 import type { ModelEntry } from '../config/config.schema.ts';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
+import type { ImageGenerator } from '../media/image-generator.ts';
+import type { VideoGenerator } from '../media/video-generator.ts';
 import type { SearchIndex } from '../web/search-index.ts';
 import type { WebReader } from '../web/web-reader.ts';
 import type { WebSearcher } from '../web/web-searcher.ts';
@@ -9,6 +11,8 @@ export interface Backend {
   readonly chat?: ChatModel;
   readonly tokenizer?: TokenCounter;
   readonly search?: WebSearcher;
+  readonly image?: ImageGenerator;
+  readonly video?: VideoGenerator;
   /** Releases what the engine holds (loaded weights, sockets). */
   close?(): Promise<void>;
 }

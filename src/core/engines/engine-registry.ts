@@ -1,5 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
+import type { ImageGenerator } from '../media/image-generator.ts';
+import type { VideoGenerator } from '../media/video-generator.ts';
 import type { WebSearcher } from '../web/web-searcher.ts';
 import type { BackendKind } from '../config/backend-kinds.ts';
 import type { ModelEntry } from '../config/config.schema.ts';
@@ -51,6 +53,14 @@ export class EngineRegistry {
     const limited = limitChatConcurrency(chat, limit);
     this.#limitedChats.set(model, limited);
     return limited;
+  }
+
+  image(model: string): ImageGenerator {
+    return this.#capability(model, 'image', (backend) => backend.image);
+  }
+
+  video(model: string): VideoGenerator {
+    return this.#capability(model, 'video', (backend) => backend.video);
   }
 
   search(engine: string): WebSearcher {

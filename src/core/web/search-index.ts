@@ -19,9 +19,9 @@ export interface IndexedDocument {
 export interface IndexQuery {
   readonly text: string;
   readonly limit: number;
-  /** Only documents of this host (or its subdomains). */
+  /** Only documents of this host (or its subdomains); a leading `www.` is ignored on both sides. */
   readonly domain: string | undefined;
-  /** Only documents published at or after this Unix ms. */
+  /** Only documents published at or after this Unix ms (documents without a date are left out). */
   readonly publishedAfter: number | undefined;
   /** Characters of matching text around the hits. */
   readonly snippetLength: number;
@@ -38,9 +38,14 @@ export interface IndexHit {
 /** The local full-text index (SQLite FTS5 / PostgreSQL full-text search). */
 export interface SearchIndex {
   upsert(document: IndexedDocument): Promise<void>;
+  /** Stores many documents in one transaction (bulk loads: all or none). */
+  upsertMany(documents: readonly IndexedDocument[]): Promise<void>;
   /** Removes the document with this URL, or every document under a URL prefix ending in `*`; returns how many. */
   remove(url: string): Promise<number>;
   has(url: string): Promise<boolean>;
   count(): Promise<number>;
+  /** Best matches first: documents with every term, then (to fill `limit`) documents with some. */
   query(query: IndexQuery): Promise<IndexHit[]>;
+  /** The terms `query` searches for in `text`: words and quoted phrases, common English words left out. */
+  searchTerms(text: string): string[];
 }

@@ -1,9 +1,15 @@
 import type { Migration } from 'kysely';
 import * as apiKeys from './0001-api-keys.ts';
 import * as usageRecords from './0002-usage-records.ts';
+import * as readerCache from './0003-reader-cache.ts';
+import * as searchIndex from './0004-search-index.ts';
+import * as tasks from './0005-tasks.ts';
 
 /** Every migration, in order; the names are recorded in the database and must never change. */
 export const migrations: Record<string, Migration> = {
   '0001-api-keys': apiKeys,
   '0002-usage-records': usageRecords,
+  '0003-reader-cache': readerCache,
+  '0004-search-index': searchIndex,
+  '0005-tasks': tasks,
 };

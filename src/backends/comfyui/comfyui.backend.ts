@@ -1,0 +1,40 @@
+import { resolve } from 'node:path';
+import type { BackendFactory } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { defaultImageTimeoutMs, defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';
+import { ComfyUiClient } from './comfyui-client.ts';
+import { ComfyImageGenerator } from './comfyui-image-generator.ts';
+import { ComfyVideoGenerator } from './comfyui-video-generator.ts';
+import { ComfyWorkflow } from './comfyui-workflow.ts';
+
+/** ComfyUI keeps no push channel open for us (that is its websocket); a second between polls costs nothing. */
+const defaultPollIntervalMs = 1_000;
+
+/**
+ * A ComfyUI server running the model's workflow (`workflow`, a JSON file in API format relative
+ * to the config file, with `{{placeholders}}`: see comfyui-workflow.ts). The same workflow serves
+ * image generation (its saved images) and video generation (its saved video): which one a model
+ * does is the operator's choice of workflow and endpoint.
+ */
+export const createComfyUiBackend: BackendFactory = ({ modelName, entry, configDir }) => {
+  if (entry.baseUrl === undefined || entry.workflow === undefined) {
+    const missing = entry.baseUrl === undefined ? 'baseUrl' : 'workflow';
+    throw new ApiError(
+      '1221',
+      `Model '${modelName}' uses backend comfyui but has no ${missing}; add it to its config entry, for example ` +
+        `{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/${modelName}.json }.`,
+    );
+  }
+  let workflow: ComfyWorkflow;
+  try {
+    workflow = ComfyWorkflow.load(resolve(configDir, entry.workflow));
+  } catch (error) {
+    throw new ApiError('1221', `Model '${modelName}' (backend comfyui) cannot be used: ${(error as Error).message}.`);
+  }
+  const client = new ComfyUiClient(entry.baseUrl.replace(/\/+$/, ''), modelName, entry.apiKey);
+  const common = { modelName, workflow, client, pollIntervalMs: entry.pollIntervalMs ?? defaultPollIntervalMs };
+  return {
+    image: new ComfyImageGenerator({ ...common, timeoutMs: entry.timeoutMs ?? defaultImageTimeoutMs }),
+    video: new ComfyVideoGenerator({ ...common, timeoutMs: entry.timeoutMs ?? defaultVideoTimeoutMs }),
+  };
+};

@@ -1,0 +1,28 @@
+import type { BackendFactory } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { defaultImageTimeoutMs } from '../../core/media/media-timeouts.ts';
+import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
+import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
+import { OpenAiImageGenerator } from './openai-image-generator.ts';
+
+/** An OpenAI-compatible image generation server: `POST {baseUrl}/images/generations`. */
+export const createOpenAiImagesBackend: BackendFactory = ({ modelName, entry }) => {
+  if (entry.baseUrl === undefined) {
+    throw new ApiError(
+      '1221',
+      `Model '${modelName}' uses backend openai-images but has no baseUrl; add one to its config entry, for example baseUrl: http://gpu-host:8000/v1.`,
+    );
+  }
+  const baseUrl = entry.baseUrl.replace(/\/+$/, '');
+  const download = new EngineMediaDownload(modelName, baseUrl);
+  const engine = {
+    modelName,
+    apiKey: entry.apiKey,
+    timeoutMs: entry.timeoutMs ?? defaultImageTimeoutMs,
+    httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
+  };
+  return {
+    image: new OpenAiImageGenerator(engine, baseUrl, entry.upstreamModel ?? modelName, download),
+    close: () => download.close(),
+  };
+};

@@ -1,0 +1,61 @@
+import { request } from 'undici';
+import { engineUnreachable } from '../../core/chat/engine-errors.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { engineErrorMessage } from '../openai-compatible/engine-http-error.ts';
+
+export interface SearxngConnection {
+  /** The public engine name, for messages. */
+  readonly modelName: string;
+  /** The instance's root, without a trailing slash. */
+  readonly baseUrl: string;
+  /** Sent as a Bearer token when set (an instance behind an authenticating proxy). */
+  readonly apiKey: string | undefined;
+  readonly timeoutMs: number;
+}
+
+/**
+ * GET {baseUrl}/search with the given parameters and `format=json`; returns the parsed answer.
+ * No answer at all (refused, reset, timed out) is 1234; an answer that is not a JSON search result
+ * is 500 with what the instance said, and 403 says how to turn the JSON format on.
+ */
+export async function getSearchJson(connection: SearxngConnection, parameters: URLSearchParams, signal: AbortSignal): Promise<unknown> {
+  signal.throwIfAborted();
+  const url = `${connection.baseUrl}/search?${parameters.toString()}`;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (connection.apiKey !== undefined) headers['authorization'] = `Bearer ${connection.apiKey}`;
+  const timeout = AbortSignal.timeout(connection.timeoutMs);
+  let text: string;
+  let status: number;
+  try {
+    const response = await request(url, { method: 'GET', headers, signal: AbortSignal.any([signal, timeout]) });
+    status = response.statusCode;
+    text = await response.body.text();
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    const detail = timeout.aborted ? `no answer within ${connection.timeoutMs} ms (timeoutMs)` : innermostMessage(error);
+    throw engineUnreachable(connection.modelName, detail);
+  }
+  const said = `The SearXNG instance for '${connection.modelName}' answered HTTP ${status}`;
+  if (status === 403) {
+    throw new ApiError('500', `${said}: it does not serve JSON. Add json to search.formats in its settings.yml.`);
+  }
+  if (status === 429) throw new ApiError('1305', `${said} (its rate limiter). Try again later.`);
+  if (status < 200 || status > 299) throw new ApiError('500', `${said}: ${engineErrorMessage(text) || 'no message'}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError('500', `${said} with a body that is not JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+function innermostMessage(error: unknown): string {
+  let current: unknown = error;
+  let message = 'unknown error';
+  while (current instanceof Error) {
+    const code = (current as { code?: unknown }).code;
+    message = current.message !== '' ? current.message : typeof code === 'string' ? code : message;
+    if (typeof code === 'string' && !message.includes(code)) message = `${message} (${code})`;
+    current = current.cause ?? (current instanceof AggregateError ? current.errors[0] : undefined);
+  }
+  return message;
+}

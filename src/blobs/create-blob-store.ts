@@ -1,0 +1,22 @@
+import { join } from 'node:path';
+import type { Settings } from '../core/config/settings.ts';
+import { BlobUrlSigner } from './blob-url-signer.ts';
+import { LocalBlobStore } from './local-blob-store.ts';
+import type { ManagedBlobStore } from './managed-blob-store.ts';
+import { S3BlobStore } from './s3-blob-store.ts';
+
+export interface BlobStorage {
+  readonly store: ManagedBlobStore;
+  /** Signs and checks this server's download URLs (`GET /blobs/...`), whichever store holds the bytes. */
+  readonly signer: BlobUrlSigner;
+}
+
+/** S3 when `S3_BUCKET` is set, else local disk under `<dataDir>/blobs`. */
+export function createBlobStore(settings: Settings, masterKey: Buffer): BlobStorage {
+  const signer = new BlobUrlSigner(masterKey, settings.blobUrlTtlSeconds, settings.publicUrl);
+  const store =
+    settings.s3 === undefined
+      ? new LocalBlobStore(join(settings.dataDir, 'blobs'), signer)
+      : new S3BlobStore(settings.s3, settings.blobUrlTtlSeconds);
+  return { store, signer };
+}

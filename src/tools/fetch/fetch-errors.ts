@@ -1,0 +1,55 @@
+import { ApiError } from '../../core/errors/api-error.ts';
+import type { BlockedAddressError } from './ssrf-guard.ts';
+
+/**
+ * The fetch failures a caller sees, each with its own wording. URL problems (refused address,
+ * too large, unknown host) are 1214 on `url`: sending the same URL again cannot succeed. Network
+ * trouble (timeout, refused connection) is 1234, which clients may retry.
+ */
+
+/** 1214: the guard refused the address; the message names the URL, not the address it resolved to. */
+export function blockedAddress(requested: string, redirectedTo: string | undefined, error: BlockedAddressError): ApiError {
+  const verb = error.literal ? 'is' : 'resolves to';
+  const subject = redirectedTo === undefined ? requested : `${requested} redirects to ${redirectedTo}, which`;
+  return new ApiError(
+    '1214',
+    `Invalid parameter 'url': ${subject} ${verb} a private address; the server does not fetch private, loopback, link-local or reserved addresses.`,
+  );
+}
+
+/** 1214: a URL that is not http(s), asked for or redirected to. */
+export function unsupportedScheme(requested: string, redirectedTo: string | undefined): ApiError {
+  const subject = redirectedTo === undefined ? requested : `${requested} redirects to ${redirectedTo}, which`;
+  return new ApiError('1214', `Invalid parameter 'url': ${subject} is not an http or https URL.`);
+}
+
+export function tooManyRedirects(requested: string, limit: number): ApiError {
+  return new ApiError('1214', `Invalid parameter 'url': ${requested} redirects more than ${limit} times.`);
+}
+
+export function hostNotFound(requested: string, hostname: string): ApiError {
+  return new ApiError('1214', `Invalid parameter 'url': the host name ${hostname} of ${requested} does not resolve.`);
+}
+
+/** 1214: the body passed the size cap (while streaming, or by its Content-Length). */
+export function tooLarge(requested: string, maxBytes: number): ApiError {
+  return new ApiError('1214', `Invalid parameter 'url': ${requested} is too large: more than ${formatBytes(maxBytes)}, the most the server fetches.`);
+}
+
+/** 1234: the whole fetch (every redirect and the body) did not finish in time. */
+export function fetchTimedOut(requested: string, timeoutMs: number): ApiError {
+  return new ApiError('1234', `Network error: no answer from ${requested} within ${formatSeconds(timeoutMs)} s.`);
+}
+
+/** 1234: the connection failed (refused, reset, TLS). */
+export function unreachable(requested: string, detail: string): ApiError {
+  return new ApiError('1234', `Network error: could not fetch ${requested} (${detail}).`);
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+function formatSeconds(milliseconds: number): string {
+  return String(Math.round(milliseconds / 100) / 10);
+}

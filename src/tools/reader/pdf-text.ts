@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { normalizeTime } from './page-metadata.ts';
+
+/** What the reader takes from a PDF: its text, page by page, and its document information. */
+export interface PdfText {
+  readonly title: string;
+  readonly subject: string;
+  readonly metadata: Record<string, string>;
+  /** Text of each page, lines kept. */
+  readonly pages: readonly string[];
+  readonly publishedTime: string | undefined;
+}
+
+const packageDir = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+/** pdf.js loads the 14 standard fonts from here; it wants a directory path ending in '/'. */
+const standardFontDataUrl = `${join(packageDir, 'standard_fonts')}/`;
+const cMapUrl = `${join(packageDir, 'cmaps')}/`;
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+let pdfjs: Promise<PdfJs> | undefined;
+
+/** The text layer of every page with pdf.js (no rendering, no OCR: scanned pages give no text). */
+export async function readPdfText(bytes: Uint8Array): Promise<PdfText> {
+  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  const { getDocument } = await pdfjs;
+  const document = await getDocument({
+    // pdf.js takes ownership of the buffer it is given; a copy leaves the caller's intact.
+    data: new Uint8Array(bytes),
+    standardFontDataUrl,
+    cMapUrl,
+    cMapPacked: true,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
+  try {
+    const pages: string[] = [];
+    for (let number = 1; number <= document.numPages; number += 1) {
+      const page = await document.getPage(number);
+      const content = await page.getTextContent();
+      let text = '';
+      for (const item of content.items) {
+        if ('str' in item) text += item.str + (item.hasEOL ? '\n' : '');
+      }
+      pages.push(text.replace(/[ \t]+\n/g, '\n').trim());
+      page.cleanup();
+    }
+    const info = ((await document.getMetadata()).info ?? {}) as Record<string, unknown>;
+    const field = (name: string): string => (typeof info[name] === 'string' ? (info[name] as string).trim() : '');
+    const metadata: Record<string, string> = {};
+    for (const [name, key] of [['Author', 'author'], ['Keywords', 'keywords'], ['Subject', 'description'], ['Creator', 'creator'], ['Producer', 'producer']] as const) {
+      if (field(name) !== '') metadata[key] = field(name);
+    }
+    return {
+      title: field('Title'),
+      subject: field('Subject'),
+      metadata,
+      pages,
+      publishedTime: pdfDate(field('CreationDate')),
+    };
+  } finally {
+    await document.destroy();
+  }
+}
+
+/** A PDF date (`D:20240305101500+01'00'`) as ISO 8601. */
+function pdfDate(value: string): string | undefined {
+  const match = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz]|[+-]\d{2}'?\d{2}'?)?/.exec(value);
+  if (match === null) return undefined;
+  const [, year, month = '01', day = '01', hour = '00', minute = '00', second = '00', zone] = match;
+  const offset = zone === undefined || /z/i.test(zone) ? 'Z' : `${zone.slice(0, 3)}:${zone.replace(/'/g, '').slice(3, 5)}`;
+  return normalizeTime(`${year}-${month}-${day}T${hour}:${minute}:${second}${offset}`);
+}
