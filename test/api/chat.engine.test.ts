@@ -202,8 +202,38 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     assertPlatformError(textOnly, { status: 400, code: '1214', mentions: ['messages[0].content[1]'] });
   });
 
-  it('accepts web_search and retrieval tools and says clearly they cannot run yet', async () => {
-    const response = await postJson(test, url, { model: 'glm-4.7', messages: user, tools: [{ type: 'web_search', web_search: { enable: true } }] });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['web_search'] });
+  it('runs the web_search tool on the local index: results in the prompt and in web_search (sync and stream)', async () => {
+    await test.platform.searchIndex.upsert({
+      url: 'https://docs.example.org/tides',
+      title: 'Tides of the Bay of Fundy',
+      content: 'The Bay of Fundy has the highest tides in the world, up to sixteen metres between low and high water.',
+      description: 'Tides',
+      siteName: 'Example Docs',
+      icon: '',
+      publishedAt: Date.UTC(2026, 0, 5),
+      indexedAt: Date.now(),
+    });
+    engine.setDefault((request) =>
+      request.body['stream'] === true ? sseReply(vllmReasoningStream({ content: ['Sixteen metres.'] })) : { kind: 'json', body: vllmCompletion({ content: 'Sixteen metres.' }) },
+    );
+    const tools = [{ type: 'web_search', web_search: { enable: true, search_query: 'highest tides Fundy', count: 3 } }];
+    const sync = await postJson(test, url, { model: 'glm-4.7', messages: [{ role: 'user', content: 'How high are the tides?' }], tools });
+    assert.equal(sync.statusCode, 200, sync.body);
+    const webSearch = (sync.json() as { web_search: { title: string; link: string; content: string }[] }).web_search;
+    assert.equal(webSearch[0]?.link, 'https://docs.example.org/tides');
+    assert.match(webSearch[0]?.content ?? '', /Fundy/);
+    const sent = engine.requests[0]?.body['messages'] as { role: string; content: string }[];
+    assert.equal(sent[0]?.role, 'system');
+    assert.match(sent[0]?.content ?? '', /Tides of the Bay of Fundy/);
+    assert.equal(engine.requests[0]?.body['tools'], undefined, 'the web_search tool is not passed to the engine');
+
+    const streamed = parseSseBody((await postJson(test, url, { model: 'glm-4.7', messages: user, tools, stream: true })).body);
+    const last = streamed.at(-1) as { web_search?: { link: string }[] };
+    assert.equal(last.web_search?.[0]?.link, 'https://docs.example.org/tides');
+  });
+
+  it('accepts retrieval tools and says clearly they cannot run here', async () => {
+    const response = await postJson(test, url, { model: 'glm-4.7', messages: user, tools: [{ type: 'retrieval', retrieval: { knowledge_id: 'kb-1' } }] });
+    assertPlatformError(response, { status: 503, code: '1221', mentions: ['retrieval'] });
   });
 });

@@ -52,7 +52,7 @@ describe('POST /paas/v4/layout_parsing contract', () => {
 
   itRejectsEach(() => test, url, rejected);
 
-  it('accepts a full request (unknown fields ignored) and says no engine is configured', async () => {
+  it('accepts a full request (unknown fields ignored) and says its zero-config engine is not in this build', async () => {
     const response = await postJson(test, url, {
       ...valid,
       return_crop_images: true,
@@ -63,7 +63,7 @@ describe('POST /paas/v4/layout_parsing contract', () => {
       user_id: 'user-123456',
       stream: false,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-ocr', 'models:'] });
+    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-ocr', 'paddle-ocr'] });
   });
 
   it('accepts null for every optional field', async () => {

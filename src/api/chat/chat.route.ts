@@ -7,13 +7,26 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
 import { searchForChat, webSearchTool, withSearchResults } from './chat-web-search.ts';
+import { inlineRemoteMedia } from './inline-remote-media.ts';
+import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
+import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
 import { checkChatRequest } from './chat.checks.ts';
 import { toChatRequest } from './chat-request.mapper.ts';
 import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
 import { ChatCompletionRequest, ChatCompletionResponse } from './chat.schema.ts';
 import { relayChatStream } from './chat-stream-relay.ts';
 
+/** Media a client gives by URL: at most this many bytes each (the chat body itself is capped at 32 MB). */
+const maxRemoteMediaBytes = 20 * 1024 * 1024;
+
 export function registerChatRoutes(app: App, deps: AppDependencies): void {
+  const mediaFetcher = new GuardedFetcher({
+    guard: new SsrfGuard({ allow: deps.config.fetch?.allow ?? [] }),
+    maxBytes: maxRemoteMediaBytes,
+    userAgent: 'model-platform (chat media)',
+  });
+  app.addHook('onClose', () => mediaFetcher.close());
+
   app.post(
     '/chat/completions',
     {
@@ -30,7 +43,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
-      let chatRequest = toChatRequest(body, abortOnDisconnect(reply));
+      let chatRequest = await inlineRemoteMedia(toChatRequest(body, abortOnDisconnect(reply)), mediaFetcher);
       let header = answerHeader(request, body.model);
       const searchTool = webSearchTool(body);
       if (searchTool !== undefined) {
