@@ -34,7 +34,8 @@ export async function runIndex(args: readonly string[], flags: IndexFlags): Prom
 function addToIndex(sources: readonly string[], flags: IndexFlags): Promise<number> {
   return withPlatform(flags, async (platform) => {
     const controller = new AbortController();
-    const interrupt = () => controller.abort(new Error('interrupted; everything indexed so far is kept'));
+    // Ctrl-C stops reading; every page already stored stays (each is stored as soon as it is read).
+    const interrupt = () => controller.abort(new Error('interrupted'));
     process.once('SIGINT', interrupt);
     const fetcher = new GuardedFetcher({
       guard: new SsrfGuard({ allow: platform.config.fetch?.allow ?? [] }),
@@ -58,6 +59,10 @@ function addToIndex(sources: readonly string[], flags: IndexFlags): Promise<numb
       const total = await platform.searchIndex.count();
       console.log(`Indexed ${summary.indexed}, skipped ${summary.skipped} already indexed, failed ${failed}. The index holds ${documents(total)}.`);
       return failed > 0 ? 1 : 0;
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+      console.error(`Interrupted. The index holds ${documents(await platform.searchIndex.count())}; run the same command again to go on.`);
+      return 130;
     } finally {
       process.removeListener('SIGINT', interrupt);
       await fetcher.close();

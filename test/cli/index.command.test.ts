@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import type { IndexHit, SearchIndex } from '../../src/core/web/search-index.ts';
@@ -98,11 +100,15 @@ describe('model-platform index (files)', () => {
 
   it('reports and counts items that fail without stopping the run', async () => {
     writeFileSync(join(pagesDir, 'extra.html'), htmlPage('Canoe portage', '<p>Carry the canoe between lakes.</p>'));
-    const result = await runCli(['index', 'add', join(pagesDir, 'missing-dir'), join(pagesDir, 'image.png'), join(pagesDir, 'extra.html')], environment);
+    const emptyDir = mkdtempSync(join(tmpdir(), 'index-cli-empty-'));
+    writeFileSync(join(emptyDir, 'empty.html'), '<html><head><title>Moved</title></head><body></body></html>');
+    const result = await runCli(['index', 'add', join(pagesDir, 'missing-dir'), join(pagesDir, 'image.png'), join(emptyDir, 'empty.html'), join(pagesDir, 'extra.html')], environment);
+    rmSync(emptyDir, { recursive: true, force: true });
     assert.equal(result.code, 1, 'some items failed');
     assert.match(result.stderr, /failed: .*missing-dir: no such file or directory/);
     assert.match(result.stderr, /failed: .*image\.png: not a file type/);
-    assert.match(result.stdout, /Indexed 1, skipped 0 already indexed, failed 2\./);
+    assert.match(result.stderr, /failed: .*empty\.html: no text to index/);
+    assert.match(result.stdout, /Indexed 1, skipped 0 already indexed, failed 3\./);
     assert.equal((await searchIndexOf(dataDir, 'portage'))[0]?.document.title, 'Canoe portage');
   });
 
@@ -200,9 +206,26 @@ describe('model-platform index (web pages through the reader)', () => {
   let server: Server;
   let origin: string;
   let environment: NodeJS.ProcessEnv;
+  let holdSlowPages = true;
   before(async () => {
     server = createServer((request, response) => {
       const path = request.url ?? '/';
+      const slow = /^\/slow\/(\d+)$/.exec(path);
+      if (slow !== null) {
+        const answer = () => {
+          if (response.destroyed) return;
+          response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          response.end(htmlPage(`Slow page ${slow[1]}`, `<article><h1>Slow page ${slow[1]}</h1><p>Wombats dig burrows; this is slow page number ${slow[1]} of the interruption test, long enough to be read as an article by the reader.</p></article>`));
+        };
+        // While held, the first four pages come at once and the rest never: time to interrupt.
+        if (Number(slow[1]) <= 4 || !holdSlowPages) answer();
+        return;
+      }
+      if (path === '/slow-sitemap.xml') {
+        response.writeHead(200, { 'content-type': 'application/xml' });
+        response.end(`<urlset>${[1, 2, 3, 4, 5, 6, 7, 8].map((number) => `<url><loc>${origin}/slow/${number}</loc></url>`).join('')}</urlset>`);
+        return;
+      }
       if (path === '/sitemap.xml') {
         response.writeHead(200, { 'content-type': 'application/xml' });
         response.end(
@@ -249,6 +272,29 @@ describe('model-platform index (web pages through the reader)', () => {
     const again = await runCli(['index', 'add', `${origin}/pages/orchid`], environment);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /Indexed 0, skipped 1 already indexed/);
+  });
+
+  it('stops at Ctrl-C keeping what it stored, and the next run goes on from there', async () => {
+    const cli = fileURLToPath(new URL('../../bin/model-platform.js', import.meta.url));
+    const child = spawn(process.execPath, [cli, 'index', 'add', `${origin}/slow-sitemap.xml`], { env: { PATH: process.env['PATH'], ...environment } });
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('indexed 4 ')) resolve();
+      });
+      void exited.then(() => reject(new Error(`exited before four pages were indexed: ${stderr}`)));
+    });
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /Interrupted\. The index holds 6 documents; run the same command again to go on\./);
+
+    server.closeAllConnections();
+    holdSlowPages = false;
+    const resumed = await runCli(['index', 'add', `${origin}/slow-sitemap.xml`], environment);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /Indexed 4, skipped 4 already indexed, failed 0\. The index holds 10 documents\./);
   });
 
   it('refuses a loopback page when fetch.allow does not let it through', async () => {

@@ -1,6 +1,7 @@
-import type { SearchQuery, SearchResponse } from '../../core/web/web-searcher.ts';
-import type { WebSearchRequest, WebSearchResponse } from './web-search.schema.ts';
 import type { Static } from '@sinclair/typebox';
+import type { SearchQuery, SearchResponse } from '../../core/web/web-searcher.ts';
+import { toWireSearchResult } from '../shared/search-result.mapper.ts';
+import type { WebSearchRequest, WebSearchResponse } from './web-search.schema.ts';
 
 /** The wire request with the platform's defaults applied (platform-facts §1.2). */
 export function toSearchQuery(body: WebSearchRequest, signal: AbortSignal): SearchQuery {
@@ -33,14 +34,6 @@ export function toWebSearchResponse(
     created: header.created,
     request_id: header.requestId,
     ...(intentAsked ? { search_intent: response.intents.map((intent) => ({ query: intent.query, intent: intent.intent, keywords: intent.keywords })) } : {}),
-    search_result: response.results.map((result) => ({
-      title: result.title,
-      content: result.content,
-      link: result.link,
-      media: result.media,
-      icon: result.icon,
-      refer: result.refer,
-      publish_date: result.publishDate,
-    })),
+    search_result: response.results.map(toWireSearchResult),
   };
 }

@@ -1,4 +1,4 @@
-import type { SearchIndex } from '../../core/web/search-index.ts';
+import type { IndexedDocument, SearchIndex } from '../../core/web/search-index.ts';
 import type { WebReader } from '../../core/web/web-reader.ts';
 import { messageOf, type IngestItem } from './ingest-sources.ts';
 import { readLocalDocument } from './local-document.ts';
@@ -41,15 +41,17 @@ export async function ingestItems(items: readonly IngestItem[], dependencies: In
   bar.update(0, counts);
 
   const ingestOne = async (item: IngestItem): Promise<'indexed' | 'skipped'> => {
+    let document: IndexedDocument;
     if (item.kind === 'url') {
       if (!options.refresh && (await dependencies.index.has(item.url))) return 'skipped';
-      await dependencies.index.upsert(await readPageDocument(dependencies.reader, item.url, options.refresh, options.signal, now()));
-      return 'indexed';
+      document = await readPageDocument(dependencies.reader, item.url, options.refresh, options.signal, now());
+    } else {
+      // A file's key is known only once it is read (a saved page may state its own URL).
+      document = await readLocalDocument(item.path, now());
+      if (!options.refresh && (await dependencies.index.has(document.url))) return 'skipped';
     }
-    // A file's key is known only once it is read (a saved page may state its own URL).
-    const document = await readLocalDocument(item.path, now());
-    if (!options.refresh && (await dependencies.index.has(document.url))) return 'skipped';
-    if (document.title.trim() === '' && document.content.trim() === '') throw new Error('no text to index');
+    // A page without text (a redirect stub, an empty file) would only match by its title.
+    if (document.content.trim() === '') throw new Error('no text to index');
     await dependencies.index.upsert(document);
     return 'indexed';
   };
@@ -70,10 +72,10 @@ export async function ingestItems(items: readonly IngestItem[], dependencies: In
       bar.update(done, counts);
     }
   };
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, items.length)) }, worker));
-  } finally {
-    bar.finish();
-  }
+  // Every worker ends before the run does, so nothing writes to the index after it is closed.
+  const workers = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(options.concurrency, items.length)) }, worker));
+  bar.finish();
+  const failure = workers.find((result) => result.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
   return { ...counts };
 }
