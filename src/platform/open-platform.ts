@@ -93,7 +93,9 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     database,
     redisUrl: settings.redisUrl,
     concurrency: settings.workerConcurrency,
-    handlers: options.taskHandlers ?? createMediaTaskHandlers({ engines, blobs }),
+    handlers:
+      options.taskHandlers ??
+      createMediaTaskHandlers({ engines, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
     ...(options.taskTuning === undefined ? {} : { tuning: options.taskTuning }),
   });
   let stopSweeper: (() => Promise<void>) | undefined;
@@ -132,4 +134,13 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       await database.close();
     },
   };
+}
+
+/** The catalog's maxConcurrency of a model; undefined for a model the catalog cannot resolve (its task fails anyway). */
+function catalogConcurrency(models: ModelResolver, model: string, capability: 'image' | 'video'): number | undefined {
+  try {
+    return models.resolve(model, capability).maxConcurrency;
+  } catch {
+    return undefined;
+  }
 }

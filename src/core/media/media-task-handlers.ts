@@ -10,6 +10,8 @@ export interface MediaTaskDependencies {
   readonly blobs: BlobStore;
   /** Makes the cover of a video whose engine gives none; by default ffmpeg (tools/media). */
   readonly extractFirstFrame?: FirstFrameExtractor;
+  /** How many tasks a model's engine runs at once (the catalog's maxConcurrency); default 1. */
+  readonly engineConcurrency?: (model: string, capability: 'image' | 'video') => number | undefined;
 }
 
 /** What an `image` task's result holds: blob keys; GET /async-result turns them into download URLs. */
@@ -28,8 +30,14 @@ export interface VideoTaskResult {
  * the task's FAIL reason.
  */
 export function createMediaTaskHandlers(deps: MediaTaskDependencies): TaskHandler[] {
+  // Bounded concurrency per engine: the tasks of one model share that model's slots.
+  const limitFor = (capability: 'image' | 'video') => (task: TaskRecord) => ({
+    key: `${capability}:${task.model}`,
+    limit: deps.engineConcurrency?.(task.model, capability) ?? 1,
+  });
   const image: TaskHandler = {
     kind: 'image',
+    concurrency: limitFor('image'),
     async run(task, signal): Promise<ImageTaskResult> {
       const job = readImageJob(task);
       const stored = await generateImages(deps, job, { id: task.id, asyncTask: true, signal });
@@ -38,6 +46,7 @@ export function createMediaTaskHandlers(deps: MediaTaskDependencies): TaskHandle
   };
   const video: TaskHandler = {
     kind: 'video',
+    concurrency: limitFor('video'),
     async run(task, signal): Promise<VideoTaskResult> {
       const job = readVideoJob(task);
       const stored = await generateVideo({ ...deps, extractFirstFrame: deps.extractFirstFrame ?? extractFirstFrame }, job, { id: task.id, signal });
