@@ -4,7 +4,7 @@ import type { TaskHandler } from '../core/tasks/task.ts';
 import type { QueuedTask, TaskRepository } from '../store/task-repository.ts';
 import { ConcurrencySlots } from './concurrency-slots.ts';
 import type { TaskLog, TaskTuning } from './task-engine.ts';
-import type { TaskQueue } from './task-queue.ts';
+import type { TaskQueue, TaskQueueOptions } from './task-queue.ts';
 import type { TaskRunner } from './task-runner.ts';
 
 interface TaskJob {
@@ -36,16 +36,7 @@ export class BullmqTaskQueue implements TaskQueue {
   #sweepTimer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
 
-  constructor(options: {
-    redisUrl: string;
-    repository: TaskRepository;
-    runner: TaskRunner;
-    handlers: ReadonlyMap<string, TaskHandler>;
-    concurrency: number;
-    tuning: TaskTuning;
-    workerId: string;
-    log: TaskLog;
-  }) {
+  constructor(options: TaskQueueOptions & { readonly redisUrl: string }) {
     this.#redisUrl = options.redisUrl;
     this.#repository = options.repository;
     this.#runner = options.runner;

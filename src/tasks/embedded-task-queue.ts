@@ -2,7 +2,7 @@ import type { TaskHandler } from '../core/tasks/task.ts';
 import type { QueuedTask, TaskRepository } from '../store/task-repository.ts';
 import { ConcurrencySlots } from './concurrency-slots.ts';
 import type { TaskLog, TaskTuning } from './task-engine.ts';
-import type { TaskQueue } from './task-queue.ts';
+import type { TaskQueue, TaskQueueOptions } from './task-queue.ts';
 import type { TaskRunner } from './task-runner.ts';
 
 /**
@@ -27,15 +27,7 @@ export class EmbeddedTaskQueue implements TaskQueue {
   #wakeRequested = false;
   #nextSweep = 0;
 
-  constructor(options: {
-    repository: TaskRepository;
-    runner: TaskRunner;
-    handlers: ReadonlyMap<string, TaskHandler>;
-    concurrency: number;
-    tuning: TaskTuning;
-    workerId: string;
-    log: TaskLog;
-  }) {
+  constructor(options: TaskQueueOptions) {
     this.#repository = options.repository;
     this.#runner = options.runner;
     this.#handlers = options.handlers;

@@ -1,4 +1,18 @@
-import type { QueuedTask } from '../store/task-repository.ts';
+import type { TaskHandler } from '../core/tasks/task.ts';
+import type { QueuedTask, TaskRepository } from '../store/task-repository.ts';
+import type { TaskLog, TaskTuning } from './task-engine.ts';
+import type { TaskRunner } from './task-runner.ts';
+
+/** What every queue implementation is built from. */
+export interface TaskQueueOptions {
+  readonly repository: TaskRepository;
+  readonly runner: TaskRunner;
+  readonly handlers: ReadonlyMap<string, TaskHandler>;
+  readonly concurrency: number;
+  readonly tuning: TaskTuning;
+  readonly workerId: string;
+  readonly log: TaskLog;
+}
 
 /** How tasks reach workers: the embedded poller or BullMQ. The database row is the truth for both. */
 export interface TaskQueue {
