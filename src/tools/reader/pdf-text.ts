@@ -20,7 +20,7 @@ const cMapUrl = `${join(packageDir, 'cmaps')}/`;
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjs: Promise<PdfJs> | undefined;
 
-/** The text layer of every page with pdf.js (no rendering, no OCR: scanned pages give no text). */
+/** The text layer of every page with pdf.js (no rendering, no OCR: image-only pages give no text). */
 export async function readPdfText(bytes: Uint8Array): Promise<PdfText> {
   pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
   const { getDocument } = await pdfjs;

@@ -107,7 +107,7 @@ export class WebPageReader implements WebReader {
       throw unreadablePdf(url, error instanceof Error ? error.message : String(error));
     }
     const content = pdf.pages.filter((page) => page !== '').join('\n\n');
-    if (content === '') throw unreadablePdf(url, 'it has no text layer; scanned pages need OCR, see layout_parsing');
+    if (content === '') throw unreadablePdf(url, 'it has no text layer; image-only pages need OCR, see layout_parsing');
     return {
       title: pdf.title || (content.split('\n').find((line) => line.trim() !== '')?.trim() ?? ''),
       description: pdf.subject,
