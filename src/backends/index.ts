@@ -5,6 +5,7 @@ import { createLlamaCppBackend } from './llama-cpp/llama-cpp.backend.ts';
 import { createLocalIndexBackend } from './local-index/local-index.backend.ts';
 import { createOpenAiCompatibleBackend } from './openai-compatible/openai-compatible.backend.ts';
 import { createOpenAiImagesBackend } from './openai-images/openai-images.backend.ts';
+import { createOpenAiTranscriptionBackend } from './openai-transcription/openai-transcription.backend.ts';
 import { createSearxngBackend } from './searxng/searxng.backend.ts';
 import { createZaiBackend } from './zai/zai.backend.ts';
 
@@ -15,6 +16,7 @@ export const backendFactories: Partial<Record<BackendKind, BackendFactory>> = {
   zai: createZaiBackend,
   'openai-images': createOpenAiImagesBackend,
   comfyui: createComfyUiBackend,
+  'openai-transcription': createOpenAiTranscriptionBackend,
   'local-index': createLocalIndexBackend,
   searxng: createSearxngBackend,
 };

@@ -128,9 +128,10 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
     assertPlatformError(response, { status: 400, code: '1211', mentions: ['whisper-1'] });
   });
 
-  it('accepts a catalog model and names its backend when this build cannot run it', async () => {
+  it('accepts a catalog model whose engine this build runs, and reads the audio before calling it', async () => {
+    // The fake bytes above start like a WAV but hold no audio: refused before the (unreachable) engine.
     const response = await postForm(test, url, [['model', 'my-asr'], audioFile]);
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['my-asr', 'openai-transcription'] });
+    assertPlatformError(response, { status: 400, code: '1214', mentions: ['file', 'WAV or MP3'] });
   });
 
   it('is served under every alias prefix', async () => {

@@ -1,9 +1,14 @@
-import { engineNotAvailable } from '../../core/models/model-resolver.ts';
+import { randomUUID } from 'node:crypto';
+import type { TranscriptionRequest } from '../../core/media/transcriber.ts';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { collectFile, multipartContentType, multipartRouteOptions, readMultipartForm } from '../../http/multipart.ts';
+import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
+import { readAudioInput } from './audio-input.ts';
 import { checkAudioTranscription, maxBase64FieldBytes } from './audio.checks.ts';
 import { AudioTranscriptionFields, AudioTranscriptionForm, AudioTranscriptionResponse, maxAudioBytes } from './audio.schema.ts';
+import { relayTranscriptionStream, wholeTextAsDelta } from './transcription-stream-relay.ts';
 
 export function registerAudioRoutes(app: App, deps: AppDependencies): void {
   app.post(
@@ -19,16 +24,33 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
         response: responses(AudioTranscriptionResponse),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const form = await readMultipartForm(request, AudioTranscriptionFields, {
         fileField: 'file',
         maxFileBytes: maxAudioBytes,
         maxFieldBytes: maxBase64FieldBytes(),
         receiveFile: collectFile,
       });
-      checkAudioTranscription(form.fields, form.file);
-      const entry = deps.models.resolve(form.fields.model, 'transcribe');
-      throw engineNotAvailable(form.fields.model, entry, 'transcribe');
+      const fields = form.fields;
+      checkAudioTranscription(fields, form.file);
+      // The engine first: a model nothing serves is refused (1211 / 1221) whatever the audio.
+      const transcriber = deps.engines.transcriber(fields.model);
+      const audio = readAudioInput(fields, form.file);
+      const transcription: TranscriptionRequest = {
+        model: fields.model,
+        audio: { bytes: audio.bytes, format: audio.format },
+        ...(fields.prompt === undefined ? {} : { prompt: fields.prompt }),
+        hotwords: fields.hotwords ?? [],
+        signal: abortOnDisconnect(reply),
+      };
+      const header = { id: randomUUID(), created: Math.floor(Date.now() / 1000), model: fields.model };
+      if (fields.stream === true) {
+        const deltas = transcriber.stream?.(transcription) ?? wholeTextAsDelta(transcriber.transcribe(transcription));
+        await relayTranscriptionStream(deltas, header, new SseWriter(request, reply));
+        return reply;
+      }
+      const { text } = await transcriber.transcribe(transcription);
+      return { id: header.id, created: header.created, request_id: request.requestId, model: fields.model, text };
     },
   );
 }

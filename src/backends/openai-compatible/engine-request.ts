@@ -1,7 +1,7 @@
 import { engineUnreachable, EngineConnectionError } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { readSseData } from '../../core/http/read-sse.ts';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, FormData, request, type Dispatcher } from 'undici';
 
 /** How to reach one configured engine over HTTP and how its error answers read to a client. */
 export interface EngineConnection {
@@ -16,6 +16,7 @@ export interface EngineConnection {
 
 export interface EngineCall {
   readonly url: string;
+  /** Sent as JSON, or as multipart/form-data when it is a FormData (undici writes the boundary). */
   readonly body: unknown;
   /** The client's signal: when it aborts, the engine's connection is closed. */
   readonly signal: AbortSignal;
@@ -26,7 +27,7 @@ export interface EngineCall {
 /** One connection pool for every engine call: keep-alive sockets, no per-call set-up (undici). */
 const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
 
-/** POSTs JSON and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
+/** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
   const scope = new CallScope(engine, call.signal);
   try {
@@ -89,11 +90,13 @@ class CallScope {
 
   async open(call: EngineCall, accept: string): Promise<Dispatcher.ResponseData['body']> {
     if (this.#clientSignal.aborted) throw abortReason(this.#clientSignal);
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+    const form = call.body instanceof FormData ? call.body : undefined;
+    const headers: Record<string, string> = form === undefined ? { 'content-type': 'application/json', accept } : { accept };
     if (this.#engine.apiKey !== undefined) headers['authorization'] = `Bearer ${this.#engine.apiKey}`;
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(call.url, { method: 'POST', headers, body: JSON.stringify(call.body), signal: this.#controller.signal, dispatcher });
+      const body = form ?? JSON.stringify(call.body);
+      response = await request(call.url, { method: 'POST', headers, body, signal: this.#controller.signal, dispatcher });
     } catch (error) {
       throw this.failure(error, 'before-answer');
     }

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
 import type { ImageGenerator } from '../media/image-generator.ts';
+import type { Transcriber } from '../media/transcriber.ts';
 import type { VideoGenerator } from '../media/video-generator.ts';
 import type { WebSearcher } from '../web/web-searcher.ts';
 import type { BackendKind } from '../config/backend-kinds.ts';
@@ -61,6 +62,10 @@ export class EngineRegistry {
 
   video(model: string): VideoGenerator {
     return this.#capability(model, 'video', (backend) => backend.video);
+  }
+
+  transcriber(model: string): Transcriber {
+    return this.#capability(model, 'transcribe', (backend) => backend.transcribe);
   }
 
   search(engine: string): WebSearcher {

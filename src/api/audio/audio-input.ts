@@ -1,0 +1,29 @@
+import { invalidField } from '../../core/errors/api-error.ts';
+import type { ProbedAudio } from '../../tools/media/audio-probe.ts';
+import { probeAudio } from '../../tools/media/audio-probe.ts';
+import type { ReceivedFile } from '../../http/multipart.ts';
+import { parseInlineData } from '../shared/inline-data.ts';
+import type { AudioTranscriptionFields } from './audio.schema.ts';
+
+/** The spec's limit on the length of one transcription. */
+export const maxAudioSeconds = 30;
+
+export interface AudioInput extends ProbedAudio {
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * The audio to transcribe, from the file part (it wins) or file_base64, with its format and
+ * duration read from the bytes: a file named .wav that is not audio is refused here, not by the
+ * engine. Runs after `checkAudioTranscription`, so one source is present and well-formed.
+ */
+export function readAudioInput(fields: AudioTranscriptionFields, file: ReceivedFile<Buffer> | undefined): AudioInput {
+  const field = file === undefined ? 'file_base64' : 'file';
+  const bytes = file?.content ?? Buffer.from(parseInlineData(fields.file_base64 ?? '')?.base64 ?? '', 'base64');
+  const probed = probeAudio(bytes);
+  if (probed === undefined) throw invalidField(field, 'is not readable WAV or MP3 audio (corrupt, or another format)');
+  if (probed.durationSeconds > maxAudioSeconds) {
+    throw invalidField(field, `must be at most ${maxAudioSeconds} s of audio, got ${probed.durationSeconds.toFixed(1)} s`);
+  }
+  return { ...probed, bytes };
+}

@@ -1,0 +1,56 @@
+import { FormData } from 'undici';
+import { ApiError } from '../../core/errors/api-error.ts';
+import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
+import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
+import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
+
+const contentTypes = { wav: 'audio/wav', mp3: 'audio/mpeg' } as const;
+
+/**
+ * An OpenAI-compatible transcription server (`POST {baseUrl}/audio/transcriptions`: OpenAI,
+ * vLLM, faster-whisper-server / speaches, whisper.cpp server, LocalAI). It answers the whole
+ * text at once; the platform streams it as one delta.
+ *
+ * Hotwords: OpenAI-style servers have no such field and ignore unknown ones, so the words are
+ * both sent as repeated `hotwords` fields (for servers that read them) and appended to the
+ * prompt, which is how Whisper models are steered toward a vocabulary.
+ */
+export class OpenAiTranscriber implements Transcriber {
+  readonly #engine: EngineConnection;
+  readonly #url: string;
+  readonly #upstreamModel: string;
+
+  constructor(engine: EngineConnection, baseUrl: string, upstreamModel: string) {
+    this.#engine = engine;
+    this.#url = `${baseUrl}/audio/transcriptions`;
+    this.#upstreamModel = upstreamModel;
+  }
+
+  async transcribe(request: TranscriptionRequest): Promise<Transcription> {
+    const answer = await postJson(this.#engine, { url: this.#url, body: this.#form(request), signal: request.signal });
+    const text = asString(asRecord(answer)?.['text']);
+    if (text === undefined) {
+      throw new ApiError('500', `The engine for model '${this.#engine.modelName}' answered without a transcript (no 'text' field).`);
+    }
+    return { text };
+  }
+
+  #form(request: TranscriptionRequest): FormData {
+    const form = new FormData();
+    const { bytes, format } = request.audio;
+    form.append('file', new Blob([bytes], { type: contentTypes[format] }), `audio.${format}`);
+    form.append('model', this.#upstreamModel);
+    form.append('response_format', 'json');
+    const prompt = promptWithHotwords(request.prompt, request.hotwords);
+    if (prompt !== undefined) form.append('prompt', prompt);
+    for (const word of request.hotwords) form.append('hotwords', word);
+    return form;
+  }
+}
+
+/** The prompt, with the hotwords appended as a comma-separated list (Whisper's way of learning words). */
+export function promptWithHotwords(prompt: string | undefined, hotwords: readonly string[]): string | undefined {
+  const words = hotwords.filter((word) => word !== '').join(', ');
+  if (words === '') return prompt === '' ? undefined : prompt;
+  return prompt === undefined || prompt === '' ? words : `${prompt} ${words}`;
+}

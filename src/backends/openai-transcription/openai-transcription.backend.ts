@@ -1,0 +1,25 @@
+import type { BackendFactory } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
+import { OpenAiTranscriber } from './openai-transcriber.ts';
+
+/** 30 seconds of audio takes a CPU whisper a while; a GPU server answers in a second or two. */
+const defaultTranscriptionTimeoutMs = 120_000;
+
+/** An OpenAI-compatible transcription server: `POST {baseUrl}/audio/transcriptions`. */
+export const createOpenAiTranscriptionBackend: BackendFactory = ({ modelName, entry }) => {
+  if (entry.baseUrl === undefined) {
+    throw new ApiError(
+      '1221',
+      `Model '${modelName}' uses backend openai-transcription but has no baseUrl; add one to its config entry, for example baseUrl: http://gpu-host:8000/v1.`,
+    );
+  }
+  const baseUrl = entry.baseUrl.replace(/\/+$/, '');
+  const engine = {
+    modelName,
+    apiKey: entry.apiKey,
+    timeoutMs: entry.timeoutMs ?? defaultTranscriptionTimeoutMs,
+    httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
+  };
+  return { transcribe: new OpenAiTranscriber(engine, baseUrl, entry.upstreamModel ?? modelName) };
+};
