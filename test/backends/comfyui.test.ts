@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createComfyUiBackend } from '../../src/backends/comfyui/comfyui.backend.ts';
 import type { ModelEntry } from '../../src/core/config/config.schema.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { ImageGenerator, ImageRequest } from '../../src/core/media/image-generator.ts';
 import type { VideoGenerator, VideoRequest } from '../../src/core/media/video-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { startFakeComfyUiServer, type FakeComfyUiServer } from '../helpers/fake-comfyui-server.ts';
 import { sampleJpeg, sampleMp4, samplePng } from '../helpers/media-samples.ts';
+import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
 
 /** An SDXL text-to-image graph in API format, with the placeholders the backend fills. */
 const imageWorkflow = {
@@ -102,21 +102,6 @@ function videoRequest(overrides: Partial<VideoRequest> = {}): VideoRequest {
     signal: new AbortController().signal,
     ...overrides,
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('the call succeeded');
-}
-
-function assertApiError(error: unknown, code: string, ...mentions: string[]): void {
-  assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  for (const word of mentions) assert.ok(error.message.includes(word), `'${error.message}' should mention '${word}'`);
 }
 
 describe('comfyui: images', () => {

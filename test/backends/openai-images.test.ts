@@ -6,11 +6,11 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiImagesBackend } from '../../src/backends/openai-images/openai-images.backend.ts';
 import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import type { Backend } from '../../src/core/engines/backend.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { ImageRequest } from '../../src/core/media/image-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { startFakeOpenAiImagesServer, type FakeOpenAiImagesServer } from '../helpers/fake-openai-images-server.ts';
 import { sampleJpeg, samplePng } from '../helpers/media-samples.ts';
+import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
 
 let engine: FakeOpenAiImagesServer;
 let png: Buffer;
@@ -42,21 +42,6 @@ function images(entry: Partial<ModelEntry> = {}) {
 
 function request(overrides: Partial<ImageRequest> = {}): ImageRequest {
   return { model: 'my-painter', prompt: 'a lighthouse at dusk', width: 1024, height: 1024, quality: 'standard', asyncTask: false, signal: new AbortController().signal, ...overrides };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('the call succeeded');
-}
-
-function assertApiError(error: unknown, code: string, ...mentions: string[]): void {
-  assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  for (const word of mentions) assert.ok(error.message.includes(word), `'${error.message}' should mention '${word}'`);
 }
 
 describe('openai-images', () => {

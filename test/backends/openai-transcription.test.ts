@@ -9,6 +9,7 @@ import { probeAudio } from '../../src/tools/media/audio-probe.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { makeAudioSamples, type AudioSamples } from '../helpers/audio-samples.ts';
 import { startFakeOpenAiTranscriptionServer, type FakeOpenAiTranscriptionServer } from '../helpers/fake-openai-transcription-server.ts';
+import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
 
 const spoken = 'the quick brown fox';
 let engine: FakeOpenAiTranscriptionServer;
@@ -34,21 +35,6 @@ function transcriber(entry: Partial<ModelEntry> = {}, withKey = true) {
 
 function request(overrides: Partial<TranscriptionRequest> = {}): TranscriptionRequest {
   return { model: 'my-asr', audio: { bytes: samples.wav, format: 'wav' }, hotwords: [], signal: new AbortController().signal, ...overrides };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('the call succeeded');
-}
-
-function assertApiError(error: unknown, code: string, ...mentions: string[]): void {
-  assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  for (const word of mentions) assert.ok(error.message.includes(word), `'${error.message}' should mention '${word}'`);
 }
 
 describe('audio probe', () => {

@@ -3,12 +3,12 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createZaiBackend } from '../../src/backends/zai/zai.backend.ts';
 import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import type { Backend } from '../../src/core/engines/backend.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { ImageRequest } from '../../src/core/media/image-generator.ts';
 import type { VideoRequest } from '../../src/core/media/video-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { startFakeZaiMediaServer, type FakeZaiMediaServer } from '../helpers/fake-zai-media-server.ts';
 import { sampleJpeg, sampleMp4, samplePng } from '../helpers/media-samples.ts';
+import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
 
 const apiKey = 'upstream-id.upstream-secret';
 let upstream: FakeZaiMediaServer;
@@ -40,21 +40,6 @@ function imageRequest(overrides: Partial<ImageRequest> = {}): ImageRequest {
 
 function videoRequest(overrides: Partial<VideoRequest> = {}): VideoRequest {
   return { model: 'cogvideox-3', prompt: 'a panda eating', images: [], quality: 'speed', withAudio: true, size: undefined, fps: 30, durationSeconds: 5, signal: new AbortController().signal, ...overrides };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('the call succeeded');
-}
-
-function assertApiError(error: unknown, code: string, ...mentions: string[]): void {
-  assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  for (const word of mentions) assert.ok(error.message.includes(word), `'${error.message}' should mention '${word}'`);
 }
 
 describe('zai: images', () => {

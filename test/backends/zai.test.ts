@@ -8,6 +8,7 @@ import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmCompletion, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
+import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return {
@@ -51,21 +52,6 @@ async function collect(stream: AsyncIterable<ChatStreamPart>): Promise<ChatStrea
   const parts: ChatStreamPart[] = [];
   for await (const part of stream) parts.push(part);
   return parts;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail('the call succeeded');
-}
-
-function assertApiError(error: unknown, code: string, message?: string): void {
-  assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  if (message !== undefined) assert.ok(error.message.includes(message), `'${error.message}' should include '${message}'`);
 }
 
 function upstreamError(status: number, code: string, message: string) {

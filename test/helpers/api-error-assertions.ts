@@ -1,0 +1,19 @@
+import assert from 'node:assert/strict';
+import { ApiError } from '../../src/core/errors/api-error.ts';
+
+/** What the promise rejected with; fails the test when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail('the call succeeded');
+}
+
+/** Asserts an ApiError with this code whose message mentions every word given. */
+export function assertApiError(error: unknown, code: string, ...mentions: string[]): void {
+  assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
+  assert.equal(error.code, code, error.message);
+  for (const word of mentions) assert.ok(error.message.includes(word), `'${error.message}' should mention '${word}'`);
+}
