@@ -40,9 +40,23 @@ export const ModelEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** One agent's settings: the catalog model it calls. */
+const AgentEntry = (description: string) =>
+  Type.Object({ model: Type.String({ minLength: 1, description }) }, { additionalProperties: false });
+
 export const PlatformConfigSchema = Type.Object(
   {
     models: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ModelEntrySchema)),
+    agents: Type.Optional(
+      Type.Object(
+        {
+          general_translation: Type.Optional(AgentEntry('Chat model of the catalog the translation pipelines call.')),
+          slides_glm_agent: Type.Optional(AgentEntry('Chat model of the catalog that plans slides and posters.')),
+          vidu_template_agent: Type.Optional(AgentEntry('Video model of the catalog the effect videos are generated with.')),
+        },
+        { additionalProperties: false, description: 'The models each agent of /v1/agents builds on.' },
+      ),
+    ),
     fetch: Type.Optional(
       Type.Object(
         {
