@@ -2,6 +2,7 @@ import type { PlatformConfig } from '../core/config/config.schema.ts';
 import type { BlobStore } from '../core/blobs/blob-store.ts';
 import type { EngineRegistry } from '../core/engines/engine-registry.ts';
 import type { FileStore } from '../core/files/file-store.ts';
+import type { AgentConversationStore } from './conversation-store.ts';
 import type { TaskService } from '../core/tasks/task.ts';
 
 /** A content part of an agent message; `url` is the image/file/video URL the part carries. */
@@ -60,9 +61,42 @@ export interface AgentServices {
   readonly blobs: BlobStore;
   /** Files uploaded through /files (translation glossaries). */
   readonly files: FileStore;
+  /** Stored agent conversations (slides_glm_agent). */
+  readonly conversations: AgentConversationStore;
 }
 
-/** One agent of /v1/agents. */
+/** POST /v1/agents/conversation (slides_glm_agent). */
+export interface ConversationQuery {
+  readonly ownerKeyId: string;
+  readonly conversationId: string;
+  readonly includePdf: boolean;
+  /** Size overrides of given slide positions (from 1), in pt. */
+  readonly pages: readonly { readonly position: number; readonly width: number; readonly height: number }[];
+}
+
+export interface ConversationItem {
+  readonly type: 'file_url' | 'image_url';
+  readonly url: string;
+  readonly tagCn: string;
+  readonly tagEn: string;
+}
+
+/** The state of an asynchronous agent run (vidu_template_agent), for /v1/agents/async-result. */
+export type AsyncAgentResult =
+  | { readonly status: 'pending' }
+  | { readonly status: 'success'; readonly videoUrl: string; readonly coverUrl?: string }
+  | { readonly status: 'failed'; readonly error: { readonly code: string; readonly message: string } };
+
+/** One agent of /v1/agents. The optional methods serve the agents that have those endpoints. */
 export interface Agent {
   run(input: AgentInput): AsyncIterable<AgentEvent>;
+  /**
+   * The stored conversation's output (slides_glm_agent); undefined when the key has no such
+   * conversation. `origin` is this server's public origin, for the signed download URLs.
+   */
+  conversation?(query: ConversationQuery, origin: string): Promise<readonly ConversationItem[] | undefined>;
+  /** The state of an async run; undefined when the key has no such run. */
+  asyncResult?(ownerKeyId: string, asyncId: string, origin: string): Promise<AsyncAgentResult | undefined>;
+  /** Releases what the agent holds (a browser). */
+  close?(): Promise<void>;
 }

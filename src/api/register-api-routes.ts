@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App, AppDependencies } from '../http/app-types.ts';
+import { registerAdminRoutes } from './admin/admin.route.ts';
 import { registerAgentRoutes } from './agents/agents.route.ts';
 import { registerAsyncResultRoutes } from './async-result/async-result.route.ts';
 import { registerAudioRoutes } from './audio/audio.route.ts';
@@ -47,6 +48,8 @@ export async function registerApiRoutes(app: App, deps: AppDependencies): Promis
   registerBlobRoutes(app, deps);
   await registerUnderPrefixes(app, deps, modelPrefixes, modelRouteModules);
   await registerUnderPrefixes(app, deps, agentPrefixes, agentRouteModules);
+  // Operators: keys, policies and usage; admin-scoped keys only.
+  await app.register(async (scope) => registerAdminRoutes(scope.withTypeProvider<TypeBoxTypeProvider>(), deps), { prefix: '/admin' });
 }
 
 async function registerUnderPrefixes(

@@ -8,14 +8,20 @@ const day = 86_400_000;
  */
 export function startBlobSweeper(
   store: ManagedBlobStore,
-  options: { retentionDays: number; intervalMs?: number; log?: (message: string, error?: unknown) => void },
+  options: {
+    retentionDays: number;
+    intervalMs?: number;
+    /** Keys left alone: blobs with a retention of their own (uploaded files). */
+    keepPrefixes?: readonly string[];
+    log?: (message: string, error?: unknown) => void;
+  },
 ): () => Promise<void> {
   if (options.retentionDays <= 0) return async () => undefined;
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
   let running: Promise<void> | undefined;
   const sweep = () => {
     running ??= store
-      .deleteOlderThan(Date.now() - options.retentionDays * day)
+      .deleteOlderThan(Date.now() - options.retentionDays * day, options.keepPrefixes ?? [])
       .then(
         () => undefined,
         (error: unknown) => log('blob sweep failed; trying again at the next interval', error),

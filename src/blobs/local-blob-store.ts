@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -83,9 +83,10 @@ export class LocalBlobStore implements ManagedBlobStore {
     return this.#signer.url(key, origin);
   }
 
-  async deleteOlderThan(cutoffMs: number): Promise<number> {
+  async deleteOlderThan(cutoffMs: number, keepPrefixes: readonly string[] = []): Promise<number> {
     let deleted = 0;
     for (const key of await listFiles(this.#files, '')) {
+      if (keepPrefixes.some((prefix) => key.startsWith(prefix))) continue;
       const info = await stat(join(this.#files, key)).catch(() => undefined);
       if (info === undefined || info.mtimeMs >= cutoffMs) continue;
       await this.delete(key);
@@ -99,6 +100,11 @@ export class LocalBlobStore implements ManagedBlobStore {
       if (info !== undefined && info.mtimeMs < staleBefore) await rm(join(this.#temporary, name), { force: true });
     }
     return deleted;
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.#temporary, { recursive: true });
+    await access(this.#temporary, constants.W_OK);
   }
 
   async close(): Promise<void> {}

@@ -4,6 +4,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -73,7 +74,12 @@ export class S3BlobStore implements ManagedBlobStore {
     return getSignedUrl(this.#presigner, new GetObjectCommand({ Bucket: this.#bucket, Key: key }), { expiresIn: this.#ttlSeconds });
   }
 
-  async deleteOlderThan(cutoffMs: number): Promise<number> {
+  /** HeadBucket: the endpoint answers, the credentials hold and the bucket exists (needs s3:ListBucket). */
+  async ping(signal: AbortSignal): Promise<void> {
+    await this.#client.send(new HeadBucketCommand({ Bucket: this.#bucket }), { abortSignal: signal });
+  }
+
+  async deleteOlderThan(cutoffMs: number, keepPrefixes: readonly string[] = []): Promise<number> {
     let deleted = 0;
     let continuationToken: string | undefined;
     do {
@@ -82,6 +88,7 @@ export class S3BlobStore implements ManagedBlobStore {
       );
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined || object.LastModified === undefined || object.LastModified.getTime() >= cutoffMs) continue;
+        if (keepPrefixes.some((prefix) => object.Key?.startsWith(prefix) === true)) continue;
         // One DeleteObject each: DeleteObjects needs a Content-MD5 that not every S3 clone computes alike.
         await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: object.Key }));
         deleted += 1;

@@ -4,4 +4,8 @@ export interface CliFlags {
   readonly port?: string | undefined;
   readonly host?: string | undefined;
   readonly name?: string | undefined;
+  /** keys create: the new key gets the admin scope. */
+  readonly admin?: boolean | undefined;
+  /** keys create: the new key's policy, as JSON. */
+  readonly policy?: string | undefined;
 }

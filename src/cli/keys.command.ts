@@ -1,41 +1,95 @@
-import { formatApiKey } from '../core/auth/api-key.ts';
+import type { KeyView } from '../admin/key-admin.ts';
+import { ApiError } from '../core/errors/api-error.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { withPlatform } from './with-platform.ts';
 
+const keysUsage =
+  'Usage: model-platform keys create [--name NAME] [--admin] [--policy JSON] | keys list | keys revoke <id> | keys policy <id> <JSON>';
+
+/** `keys ...`: the same KeyAdmin operations as the admin API (/admin/keys). */
 export async function runKeys(args: readonly string[], flags: CliFlags): Promise<number> {
-  const [action, id] = args;
+  const [action, id, policyText] = args;
   switch (action) {
-    case 'create':
-      return withPlatform(flags, async (platform) => {
-        const key = await platform.keys.create({ name: flags.name });
-        console.log(formatApiKey(key));
-        return 0;
-      });
+    case 'create': {
+      const policy = readPolicy(flags.policy, flags.admin === true);
+      if (policy instanceof Error) return fail(policy.message);
+      return withPlatform(flags, (platform) =>
+        reportingErrors(async () => {
+          const created = await platform.keyAdmin.create({ name: flags.name, policy });
+          console.log(created.key);
+          return 0;
+        }),
+      );
+    }
     case 'list':
       return withPlatform(flags, async (platform) => {
-        const keys = await platform.keys.list();
+        const keys = await platform.keyAdmin.list();
         if (keys.length === 0) console.log('No API keys.');
-        for (const key of keys) {
-          const state = key.revokedAt === null ? 'active' : `revoked ${new Date(key.revokedAt).toISOString()}`;
-          console.log(`${key.id}  ${new Date(key.createdAt).toISOString()}  ${state}  ${key.name ?? ''}`.trimEnd());
-        }
+        for (const key of keys) console.log(describe(key));
         return 0;
       });
     case 'revoke':
-      if (id === undefined) {
-        console.error('Usage: model-platform keys revoke <id>');
-        return 2;
-      }
+      if (id === undefined) return fail('Usage: model-platform keys revoke <id>');
       return withPlatform(flags, async (platform) => {
-        if (await platform.revokeKey(id)) {
+        if (await platform.keyAdmin.revoke(id)) {
           console.log(`Revoked ${id}.`);
           return 0;
         }
         console.error(`No active key with id ${id}.`);
         return 1;
       });
+    case 'policy': {
+      if (id === undefined || policyText === undefined) return fail('Usage: model-platform keys policy <id> <JSON>   (for example {"requestsPerMinute":60})');
+      const policy = readPolicy(policyText, false);
+      if (policy instanceof Error) return fail(policy.message);
+      return withPlatform(flags, (platform) =>
+        reportingErrors(async () => {
+          const view = await platform.keyAdmin.updatePolicy(id, policy ?? {});
+          if (view === undefined) {
+            console.error(`No key with id ${id}.`);
+            return 1;
+          }
+          console.log(describe(view));
+          return 0;
+        }),
+      );
+    }
     default:
-      console.error('Usage: model-platform keys create [--name NAME] | keys list | keys revoke <id>');
-      return 2;
+      return fail(keysUsage);
   }
+}
+
+/** One line per key: id, creation, state, name, scope and policy; never the secret. */
+function describe(key: KeyView): string {
+  const state = key.revokedAt === null ? 'active' : `revoked ${new Date(key.revokedAt).toISOString()}`;
+  const { scope, ...limits } = key.policy ?? {};
+  const policy = Object.keys(limits).length === 0 ? '' : JSON.stringify(limits);
+  return `${key.id}  ${new Date(key.createdAt).toISOString()}  ${state}  ${key.name ?? ''}  ${scope ?? 'user'}  ${policy}`.trimEnd();
+}
+
+function readPolicy(text: string | undefined, admin: boolean): Record<string, unknown> | undefined | Error {
+  let policy: unknown;
+  try {
+    policy = text === undefined ? undefined : JSON.parse(text);
+  } catch (error) {
+    return new Error(`The policy is not JSON: ${(error as Error).message}`);
+  }
+  if (policy !== undefined && (policy === null || typeof policy !== 'object' || Array.isArray(policy))) return new Error('The policy must be a JSON object.');
+  const object = policy as Record<string, unknown> | undefined;
+  return admin ? { ...object, scope: 'admin' } : object;
+}
+
+/** A refused policy is the operator's mistake: its message, exit code 2. */
+async function reportingErrors(work: () => Promise<number>): Promise<number> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ApiError) return fail(error.message);
+    throw error;
+  }
+}
+
+function fail(message: string): number {
+  console.error(message);
+  return 2;
 }

@@ -12,11 +12,15 @@ const usage = `Usage: model-platform <command> [options]
 Commands:
   serve [--config FILE] [--port N] [--host H]   start the HTTP server (and task workers,
         [--no-workers]                           unless --no-workers)
-  worker [--config FILE]                         run task workers only (scale apart from serve)
+  worker [--config FILE] [--port N]              run task workers only (scale apart from serve);
+                                                 --port: /healthz, /readyz, /metrics on N
   migrate                                        apply pending database migrations
-  keys create [--name NAME]                      create an API key and print it once
-  keys list                                      list API keys (ids, names, state)
+  keys create [--name NAME] [--admin]           create an API key and print it once
+        [--policy JSON]                          (--admin: may call the admin API, /admin)
+  keys list                                      list API keys (ids, names, state, policies)
   keys revoke <id>                               revoke a key at once
+  keys policy <id> <JSON>                        replace a key's limits, for example
+        '{"requestsPerMinute":60,"quota":{"period":"day","calls":1000}}'
   config check [--config FILE]                   validate the config file and exit
   index add <url|file|dir|sitemap>... [--refresh]  add pages to the local search index
   index remove <url|prefix*>                     remove a page, or every page under a prefix
@@ -25,7 +29,7 @@ Environment: PORT, HOST, MODEL_PLATFORM_DATA_DIR, MODEL_PLATFORM_CONFIG,
 MODEL_PLATFORM_BOOTSTRAP_KEY, MODEL_PLATFORM_MASTER_KEY, DATABASE_URL, REDIS_URL,
 MODEL_PLATFORM_PUBLIC_URL, MODEL_PLATFORM_WORKER_CONCURRENCY, MODEL_PLATFORM_BLOB_RETENTION_DAYS,
 MODEL_PLATFORM_BLOB_URL_TTL, S3_BUCKET, S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
-S3_SECRET_ACCESS_KEY, S3_PUBLIC_ENDPOINT`;
+S3_SECRET_ACCESS_KEY, S3_PUBLIC_ENDPOINT, MODEL_PLATFORM_METRICS_TOKEN`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -36,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       name: { type: 'string' },
+      admin: { type: 'boolean' },
+      policy: { type: 'string' },
       'no-workers': { type: 'boolean' },
       refresh: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

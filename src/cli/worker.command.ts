@@ -1,28 +1,34 @@
 import { readSettings } from '../core/config/settings.ts';
+import { startOpsServer } from '../http/ops-server.ts';
 import { openPlatform } from '../platform/open-platform.ts';
 import type { CliFlags } from './cli-flags.ts';
 
 /**
  * Runs task workers without the HTTP server: scale them apart from the API nodes (`serve
  * --no-workers`) on a shared database, with REDIS_URL for BullMQ. SIGINT/SIGTERM hand running
- * tasks back to the queue, then exit.
+ * tasks back to the queue, then exit. With `--port N` it also serves /healthz, /readyz and /metrics
+ * on that port (only with the flag: a worker takes no PORT from the environment it may share with serve).
  */
 export async function runWorker(flags: CliFlags): Promise<number> {
   const settings = readSettings(process.env, flags);
   const platform = await openPlatform(settings, process.env);
   platform.startWorkers();
   const queue = platform.tasks.mode === 'bullmq' ? 'BullMQ on Redis' : `embedded queue on ${platform.database.dialect}`;
-  console.log(`Task worker started: ${queue}, up to ${settings.workerConcurrency} tasks at once.`);
+  const ops = flags.port === undefined ? undefined : await startOpsServer(platform, { port: settings.port, host: settings.host });
+  const opsLine = ops === undefined ? '' : ` Health and metrics on port ${settings.port}.`;
+  console.log(`Task worker started: ${queue}, up to ${settings.workerConcurrency} tasks at once.${opsLine}`);
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       console.log(`${signal}: stopping; running tasks go back to the queue.`);
-      platform.close().then(
-        () => resolve(0),
-        (error: unknown) => {
-          console.error('worker shutdown failed:', error);
-          resolve(1);
-        },
-      );
+      (ops?.close() ?? Promise.resolve())
+        .then(() => platform.close())
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            console.error('worker shutdown failed:', error);
+            resolve(1);
+          },
+        );
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

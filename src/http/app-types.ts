@@ -1,9 +1,16 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Agent } from '../agents/agent.ts';
+import type { AgentId } from '../agents/index.ts';
+import type { KeyAdmin } from '../admin/key-admin.ts';
 import type { Authenticator, AuthenticatedKey } from '../core/auth/authenticator.ts';
+import type { Admission } from '../core/limits/admission.ts';
 import type { BlobStore } from '../core/blobs/blob-store.ts';
 import type { PlatformConfig } from '../core/config/config.schema.ts';
 import type { EngineRegistry } from '../core/engines/engine-registry.ts';
+import type { FileStore } from '../core/files/file-store.ts';
+import type { Readiness } from '../core/health/readiness.ts';
+import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
 import type { ModelResolver } from '../core/models/model-resolver.ts';
 import type { TaskService } from '../core/tasks/task.ts';
 import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
@@ -35,6 +42,18 @@ export interface AppDependencies {
   readonly blobs: BlobStore;
   /** Checks the signed download URLs served at GET /blobs/<key>. */
   readonly blobUrls: BlobUrlSigner;
+  /** Uploaded files (POST /files), each key seeing only its own. */
+  readonly files: FileStore;
+  /** The agents of /v1/agents, by agent_id. */
+  readonly agents: Readonly<Record<AgentId, Agent>>;
+  /** Key limits (rate, models, quotas, concurrency, credit): one path for every route (http/admission-hooks.ts). */
+  readonly admission: Admission;
+  /** Keys and policies for the admin API (the CLI uses the same). */
+  readonly keyAdmin: KeyAdmin;
+  /** This process's Prometheus metrics: request counts and times, streams; served at GET /metrics. */
+  readonly metrics: PlatformMetrics;
+  /** The dependency checks of GET /readyz. */
+  readonly readiness: Readiness;
   /** pino options, or false to log nothing (tests). */
   readonly logger: boolean | Record<string, unknown>;
 }

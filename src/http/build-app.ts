@@ -2,12 +2,16 @@ import Fastify, { LogController } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerApiRoutes } from '../api/register-api-routes.ts';
+import { routeAdmissions } from '../api/route-admission.ts';
+import { installAdmission } from './admission-hooks.ts';
 import type { App, AppDependencies } from './app-types.ts';
 import { handleError } from './error-handler.ts';
 import { registerHealthRoutes } from './health.route.ts';
+import { registerMetricsRoute } from './metrics.route.ts';
 import { RouteTable } from './method-not-allowed.ts';
 import { multipartPluginOptions } from './multipart.ts';
 import { registerOpenApi } from './openapi.ts';
+import { installRequestMetrics } from './request-metrics.ts';
 import { generateRequestId } from './request-id.ts';
 import { echoRequestId, identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
 
@@ -37,7 +41,11 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('requestId', '');
   app.decorateRequest('apiKey', undefined);
+  // First of the onRequest hooks, so requests that authentication or limits refuse are counted too.
+  installRequestMetrics(app, deps.metrics);
   app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator));
+  // Key limits on every route: rate right after authentication, model calls before the handler.
+  app.decorate('admittedRoutes', installAdmission(app, deps, deps.admission, routeAdmissions));
   app.addHook('preValidation', prepareBody);
   app.addHook('onSend', echoRequestId);
   app.setErrorHandler(handleError);
@@ -50,6 +58,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   await app.register(multipart, multipartPluginOptions);
   await registerOpenApi(app);
   registerHealthRoutes(app, deps);
+  registerMetricsRoute(app, deps.metrics);
   await registerApiRoutes(app, deps);
   return app;
 }

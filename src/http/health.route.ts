@@ -1,16 +1,24 @@
-import { ApiError } from '../core/errors/api-error.ts';
 import type { App, AppDependencies } from './app-types.ts';
 
-/** Liveness and readiness, unauthenticated, hidden from the OpenAPI document. */
-export function registerHealthRoutes(app: App, deps: AppDependencies): void {
-  const options = { schema: { hide: true }, config: { public: true } };
+/**
+ * Liveness and readiness, unauthenticated, hidden from the OpenAPI document, not counted in the
+ * request metrics. /healthz answers while the process runs (restart it when it does not);
+ * /readyz asks the dependencies (database, Redis, object store), each under a time limit, and
+ * answers 503 naming the one that failed (take the node out of the load balancer meanwhile).
+ */
+export function registerHealthRoutes(app: App, deps: Pick<AppDependencies, 'database' | 'readiness'>): void {
+  const options = { schema: { hide: true }, config: { public: true, countedInMetrics: false } };
   app.get('/healthz', options, async () => ({ status: 'ok' }));
-  app.get('/readyz', options, async () => {
-    try {
-      await deps.database.ping();
-    } catch (error) {
-      throw new ApiError('500', `Not ready: the database does not answer (${(error as Error).message}).`);
-    }
-    return { status: 'ready', database: deps.database.dialect };
+  app.get('/readyz', options, async (_request, reply) => {
+    const report = await deps.readiness.report();
+    if (report.ready) return { status: 'ready', database: deps.database.dialect, checks: report.checks };
+    const failed = Object.entries(report.checks).flatMap(([name, state]) => (typeof state === 'string' ? [] : [`${name}: ${state.error}`]));
+    reply.code(503).header('cache-control', 'no-store');
+    return {
+      error: { code: '500', message: `Not ready: ${failed.join('; ')}.` },
+      status: 'not ready',
+      database: deps.database.dialect,
+      checks: report.checks,
+    };
   });
 }

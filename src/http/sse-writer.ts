@@ -32,9 +32,14 @@ export class SseWriter {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
+      // nginx (and proxies that follow it) relay the events as written instead of buffering them.
+      'x-accel-buffering': 'no',
       'x-request-id': this.#request.requestId,
     });
     this.#opened = true;
+    // The active-streams gauge counts it until the connection closes, whichever side ends it.
+    const closed = this.#request.server.metrics.streamOpened(this.#request.routeOptions.url ?? '');
+    this.#reply.raw.once('close', closed);
   }
 
   async send(data: unknown): Promise<void> {

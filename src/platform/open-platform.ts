@@ -7,7 +7,13 @@ import type { Settings } from '../core/config/settings.ts';
 import { EngineRegistry } from '../core/engines/engine-registry.ts';
 import { ModelResolver } from '../core/models/model-resolver.ts';
 import { zeroConfigModels } from '../core/models/zero-config-models.ts';
-import { UsageRecorder } from '../core/usage/usage-recorder.ts';
+import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
+import type { KeyAdmin } from '../admin/key-admin.ts';
+import type { Admission } from '../core/limits/admission.ts';
+import { withCreditHolds } from '../core/limits/credit-holding-tasks.ts';
+import { MeteredUsageRecorder } from '../core/limits/metered-usage-recorder.ts';
+import { openKeyLimits } from '../limits/open-key-limits.ts';
+import type { CreditRepository } from '../store/credit-repository.ts';
 import { ApiKeyRepository } from '../store/api-key-repository.ts';
 import { openDatabase, type Database } from '../store/database.ts';
 import { loadMasterKey } from '../store/master-key.ts';
@@ -21,9 +27,22 @@ import type { BlobUrlSigner } from '../blobs/blob-url-signer.ts';
 import { startBlobSweeper } from '../blobs/blob-sweeper.ts';
 import { createBlobStore } from '../blobs/create-blob-store.ts';
 import type { ManagedBlobStore } from '../blobs/managed-blob-store.ts';
+import { BlobFileStore } from '../core/files/blob-file-store.ts';
+import { fileBlobPrefix } from '../core/files/file-limits.ts';
+import { startFileRetentionSweeper } from '../core/files/file-retention-sweeper.ts';
+import type { FileStore } from '../core/files/file-store.ts';
+import { FileRepository } from '../store/file-repository.ts';
 import { createMediaTaskHandlers } from '../core/media/media-task-handlers.ts';
+import type { Agent } from '../agents/agent.ts';
+import { createAgents, type AgentId } from '../agents/index.ts';
+import { AgentConversationRepository } from '../store/agent-conversation-repository.ts';
 import type { TaskHandler } from '../core/tasks/task.ts';
 import { createTaskService } from '../tasks/create-task-service.ts';
+import { taskQueueDepth } from '../tasks/task-queue-depth.ts';
+import { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
+import { platformModels } from '../core/models/platform-models.ts';
+import type { Readiness } from '../core/health/readiness.ts';
+import { createReadiness } from './readiness-checks.ts';
 import type { TaskEngine, TaskTuning } from '../tasks/task-engine.ts';
 
 /** The composed, storage-backed parts the server, the worker and the CLI share. */
@@ -45,9 +64,23 @@ export interface Platform {
   /** Generated media: local disk, or S3 when configured. */
   readonly blobs: ManagedBlobStore;
   readonly blobUrls: BlobUrlSigner;
-  /** Async tasks; their workers run only after `startWorkers()` (serve and worker commands). */
+  /** Uploaded files: records in the database, bytes in `blobs` under `files/`; kept 180 days. */
+  readonly files: FileStore;
+  /** The agents of /v1/agents, by agent_id, built on the services above. */
+  readonly agents: Readonly<Record<AgentId, Agent>>;
+  /** Async tasks; their workers run only after `startWorkers()` (serve and worker commands). Submissions hold key credit. */
   readonly tasks: TaskEngine;
-  /** Starts this process's task workers and the blob retention sweeper. */
+  /** Key limits on every route; counters in Redis when REDIS_URL is set, else in this process. */
+  readonly admission: Admission;
+  /** Prepaid key credit and the holds of async work. */
+  readonly credits: CreditRepository;
+  /** Key and policy operations shared by the admin API and the CLI. */
+  readonly keyAdmin: KeyAdmin;
+  /** This process's Prometheus metrics (GET /metrics on every node; `worker --port` too). */
+  readonly metrics: PlatformMetrics;
+  /** The dependencies /readyz checks: database, Redis (when set), object store. */
+  readonly readiness: Readiness;
+  /** Starts this process's task workers and the retention sweepers (generated media, uploaded files). */
   startWorkers(): void;
   /** Revokes a key in storage and in this process's auth cache, so it is refused at once. */
   revokeKey(id: string): Promise<boolean>;
@@ -76,6 +109,12 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   const authenticator = new Authenticator(keys, box);
   const models = new ModelResolver({ ...zeroConfigModels, ...config.models });
   const searchIndex = createSearchIndex(database);
+  const metricsToken = environment['MODEL_PLATFORM_METRICS_TOKEN']?.trim();
+  const metrics = new PlatformMetrics({
+    knownModels: [...Object.keys({ ...zeroConfigModels, ...config.models }), ...Object.values(platformModels).flat()],
+    scrapeToken: metricsToken === '' ? undefined : metricsToken,
+  });
+  metrics.collectQueueDepth(taskQueueDepth(database));
   const reader = createWebReader({ database, config, dataDir: settings.dataDir });
   const engines = new EngineRegistry(
     models,
@@ -83,22 +122,29 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     settings.configPath,
     (tokenizerPath, chatTemplatePath) => HfTokenCounter.load(tokenizerPath, chatTemplatePath),
     { searchIndex, reader },
+    metrics,
   );
   const ledger = new UsageRepository(database);
-  const usage = new UsageRecorder((records) => ledger.insertMany(records), {
+  const limits = openKeyLimits({ database, keys, redisUrl: settings.redisUrl, changed: (id) => authenticator.forget(id) });
+  const usage = new MeteredUsageRecorder((records) => ledger.insertMany(records), limits.admission, {
     onError: (error, dropped) => console.error(`usage records not written yet (${dropped} dropped):`, error),
+    observe: (record) => metrics.recordUsage(record),
   });
   const { store: blobs, signer: blobUrls } = createBlobStore(settings, masterKey);
-  const tasks = createTaskService({
+  const files = new BlobFileStore(new FileRepository(database), blobs);
+  const tasks = withCreditHolds(createTaskService({
     database,
     redisUrl: settings.redisUrl,
     concurrency: settings.workerConcurrency,
+    onTaskFinished: (kind, outcome) => metrics.taskFinished(kind, outcome),
     handlers:
       options.taskHandlers ??
       createMediaTaskHandlers({ engines, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
     ...(options.taskTuning === undefined ? {} : { tuning: options.taskTuning }),
-  });
+  }), limits.admission);
+  const agents = createAgents({ config, engines, tasks, blobs, files, conversations: new AgentConversationRepository(database) });
   let stopSweeper: (() => Promise<void>) | undefined;
+  let stopFileSweeper: (() => Promise<void>) | undefined;
   return {
     settings,
     config,
@@ -113,10 +159,20 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     ledger,
     blobs,
     blobUrls,
+    files,
+    agents,
     tasks,
+    admission: limits.admission,
+    credits: limits.credits,
+    keyAdmin: limits.keyAdmin,
+    metrics,
+    readiness: createReadiness({ database, redisUrl: settings.redisUrl, blobs }),
     startWorkers() {
       tasks.start();
-      stopSweeper ??= startBlobSweeper(blobs, { retentionDays: settings.blobRetentionDays });
+      limits.startReconciler();
+      // Uploaded files keep their own 180-day retention: the media sweeper leaves `files/` alone.
+      stopSweeper ??= startBlobSweeper(blobs, { retentionDays: settings.blobRetentionDays, keepPrefixes: [fileBlobPrefix] });
+      stopFileSweeper ??= startFileRetentionSweeper(files);
     },
     async revokeKey(id) {
       const revoked = await keys.revoke(id);
@@ -126,12 +182,16 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     async close() {
       // Workers first: their tasks go back to the queue while engines and storage still answer.
       await tasks.close();
+      await Promise.all(Object.values(agents).map((agent) => agent.close?.()));
       await stopSweeper?.();
+      await stopFileSweeper?.();
       await blobs.close();
       await usage.close();
+      await limits.close();
       await engines.close();
       await reader.close();
       await database.close();
+      metrics.close();
     },
   };
 }

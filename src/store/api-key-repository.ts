@@ -1,6 +1,7 @@
 import { generateApiKey, hashSecret, type ApiKeyParts } from '../core/auth/api-key.ts';
 import type { SecretBox } from '../core/auth/secret-box.ts';
 import type { KeyLookup, StoredKey } from '../core/auth/stored-key.ts';
+import { parseStoredPolicy, type KeyPolicy } from '../core/limits/key-policy.ts';
 import type { Database } from './database.ts';
 import type { ApiKeyTable } from './database-schema.ts';
 
@@ -15,7 +16,9 @@ export class ApiKeyRepository implements KeyLookup {
   }
 
   /** Stores a new key (a given one, or a generated one) and returns it in clear, the only time it is. */
-  async create(options: { name?: string | undefined; key?: ApiKeyParts | undefined } = {}): Promise<ApiKeyParts> {
+  async create(
+    options: { name?: string | undefined; key?: ApiKeyParts | undefined; policy?: KeyPolicy | undefined } = {},
+  ): Promise<ApiKeyParts> {
     const key = options.key ?? generateApiKey();
     await this.#database.db
       .insertInto('api_keys')
@@ -26,9 +29,20 @@ export class ApiKeyRepository implements KeyLookup {
         name: options.name ?? null,
         created_at: Date.now(),
         revoked_at: null,
+        policy: options.policy === undefined ? null : JSON.stringify(options.policy),
       })
       .execute();
     return key;
+  }
+
+  /** Replaces a key's policy (undefined: none); false when no such key exists. */
+  async setPolicy(id: string, policy: KeyPolicy | undefined): Promise<boolean> {
+    const result = await this.#database.db
+      .updateTable('api_keys')
+      .set({ policy: policy === undefined ? null : JSON.stringify(policy) })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   async findKey(id: string): Promise<StoredKey | undefined> {
@@ -69,5 +83,6 @@ function toStoredKey(row: ApiKeyTable): StoredKey {
     name: row.name,
     createdAt: Number(row.created_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    policy: parseStoredPolicy(row.policy),
   };
 }

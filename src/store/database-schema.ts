@@ -8,6 +8,27 @@ export interface ApiKeyTable {
   name: string | null;
   created_at: number;
   revoked_at: number | null;
+  /** The key's policy as JSON (src/core/limits/key-policy.ts); NULL: no limits (0008). */
+  policy: string | null;
+}
+
+/** Table `key_credits`: the spendable prepaid balance of a key, in micro-units (0008). */
+export interface KeyCreditTable {
+  key_id: string;
+  balance: number;
+  updated_at: number;
+}
+
+/** Table `credit_holds`: credit held for submitted async work; state held, settled or released (0008). */
+export interface CreditHoldTable {
+  id: string;
+  key_id: string;
+  task_id: string | null;
+  model: string;
+  amount: number;
+  state: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** Table `usage_records`: the append-only usage ledger, one row per completed call. */
@@ -84,11 +105,38 @@ export interface TaskTable {
   deadline_at: number;
 }
 
+/** Table `agent_conversations`: agent conversations (slides_glm_agent); JSON columns hold text. */
+export interface AgentConversationTable {
+  id: string;
+  agent_id: string;
+  owner_key_id: string;
+  /** 1 when created, one more at each saved turn. */
+  revision: number;
+  messages: string;
+  state: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Table `files`: uploaded files (src/core/files); the bytes are in the blob store under `files/<id>`. */
+export interface FileTable {
+  id: string;
+  owner_key_id: string;
+  purpose: string;
+  filename: string;
+  bytes: number;
+  created_at: number;
+}
+
 export interface DatabaseSchema {
   api_keys: ApiKeyTable;
   usage_records: UsageRecordTable;
   reader_cache: ReaderCacheTable;
   search_documents: SearchDocumentTable;
   tasks: TaskTable;
+  files: FileTable;
+  agent_conversations: AgentConversationTable;
+  key_credits: KeyCreditTable;
+  credit_holds: CreditHoldTable;
 }
 

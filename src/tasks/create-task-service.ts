@@ -25,7 +25,7 @@ export function createTaskService(options: TaskEngineOptions): TaskEngine {
   const repository = new TaskRepository(options.database);
   // Unique per process and start, so a restarted process never mistakes an old lease for its own.
   const workerId = `${process.pid}-${randomBytes(6).toString('hex')}`;
-  const runner = new TaskRunner(repository, handlers, tuning, workerId, log);
+  const runner = new TaskRunner(repository, handlers, tuning, workerId, log, options.onTaskFinished);
   const queueOptions = { repository, runner, handlers, concurrency: options.concurrency ?? 4, tuning, workerId, log };
   const queue: TaskQueue =
     options.redisUrl === undefined ? new EmbeddedTaskQueue(queueOptions) : new BullmqTaskQueue({ ...queueOptions, redisUrl: options.redisUrl });

@@ -1,5 +1,6 @@
 import type { TaskHandler, TaskService } from '../core/tasks/task.ts';
 import type { Database } from '../store/database.ts';
+import type { TaskFinishedListener } from './task-runner.ts';
 
 /** The task service plus this process's workers: the composition starts and stops them. */
 export interface TaskEngine extends TaskService {
@@ -49,4 +50,6 @@ export interface TaskEngineOptions {
   readonly concurrency?: number;
   readonly tuning?: Partial<TaskTuning>;
   readonly log?: TaskLog;
+  /** Hears of each task a worker of this process ends (success, fail, timeout): the metrics. */
+  readonly onTaskFinished?: TaskFinishedListener;
 }

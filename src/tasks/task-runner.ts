@@ -1,3 +1,4 @@
+import type { TaskOutcome } from '../core/metrics/platform-metrics.ts';
 import type { TaskHandler } from '../core/tasks/task.ts';
 import { timedOutError, type QueuedTask, type TaskFence, type TaskRepository } from '../store/task-repository.ts';
 import type { TaskLog, TaskTuning } from './task-engine.ts';
@@ -10,6 +11,9 @@ export type RunOutcome =
   | { readonly kind: 'released' }
   /** The lease was lost (or the database refused the write): whoever holds it now decides. */
   | { readonly kind: 'abandoned' };
+
+/** Hears of each task this worker ended: succeeded, failed for good, or timed out (the metrics). */
+export type TaskFinishedListener = (kind: string, outcome: TaskOutcome) => void;
 
 class Deadline extends Error {}
 class LeaseLost extends Error {}
@@ -26,13 +30,22 @@ export class TaskRunner {
   readonly #tuning: TaskTuning;
   readonly #workerId: string;
   readonly #log: TaskLog;
+  readonly #onFinished: TaskFinishedListener;
 
-  constructor(repository: TaskRepository, handlers: ReadonlyMap<string, TaskHandler>, tuning: TaskTuning, workerId: string, log: TaskLog) {
+  constructor(
+    repository: TaskRepository,
+    handlers: ReadonlyMap<string, TaskHandler>,
+    tuning: TaskTuning,
+    workerId: string,
+    log: TaskLog,
+    onFinished: TaskFinishedListener = () => undefined,
+  ) {
     this.#repository = repository;
     this.#handlers = handlers;
     this.#tuning = tuning;
     this.#workerId = workerId;
     this.#log = log;
+    this.#onFinished = onFinished;
   }
 
   async run(task: QueuedTask, shutdown: AbortSignal): Promise<RunOutcome> {
@@ -57,11 +70,11 @@ export class TaskRunner {
     try {
       const settled = await settle(handler, task, signal);
       if (settled.ok) {
-        return await this.#write(fence, 'result', () => this.#repository.complete(fence, settled.value, Date.now()), { kind: 'finished' });
+        return this.#counted(task.kind, 'success', await this.#write(fence, 'result', () => this.#repository.complete(fence, settled.value, Date.now()), { kind: 'finished' }));
       }
       if (leaseLost.signal.aborted) return { kind: 'abandoned' };
       if (deadline.signal.aborted) {
-        return await this.#write(fence, 'timeout', () => this.#repository.fail(fence, timedOutError, Date.now()), { kind: 'finished' });
+        return this.#counted(task.kind, 'timeout', await this.#write(fence, 'timeout', () => this.#repository.fail(fence, timedOutError, Date.now()), { kind: 'finished' }));
       }
       if (shutdown.aborted) {
         return await this.#write(fence, 'release', () => this.#repository.release(fence, Date.now()), { kind: 'released' });
@@ -81,7 +94,13 @@ export class TaskRunner {
     if (failure.retryable && task.attempts < this.#tuning.maxAttempts && runAfter < task.deadlineAt) {
       return this.#write(fence, 'retry', () => this.#repository.retryLater(fence, runAfter, failure.error, now), { kind: 'retry', runAfter });
     }
-    return this.#write(fence, 'failure', () => this.#repository.fail(fence, failure.error, now), { kind: 'finished' });
+    return this.#counted(task.kind, 'fail', await this.#write(fence, 'failure', () => this.#repository.fail(fence, failure.error, now), { kind: 'finished' }));
+  }
+
+  /** Reports a run that ended the task (its outcome written under this worker's lease). */
+  #counted(kind: string, outcome: TaskOutcome, result: RunOutcome): RunOutcome {
+    if (result.kind === 'finished') this.#onFinished(kind, outcome);
+    return result;
   }
 
   async #write(fence: TaskFence, what: string, write: () => Promise<boolean>, outcome: RunOutcome): Promise<RunOutcome> {

@@ -97,7 +97,7 @@ describe('agent endpoints contract', () => {
     }
   }
 
-  it('accepts full agent chat requests (nulls as absent, unknown fields ignored) and says the agent is not available', async () => {
+  it('accepts full agent chat requests (nulls as absent, unknown fields ignored); without a configured model the agent says so', async () => {
     const bodies = [
       {
         ...translation,
@@ -134,23 +134,16 @@ describe('agent endpoints contract', () => {
     }
   });
 
-  it('accepts a full conversation history request', async () => {
-    const response = await postJson(test, '/v1/agents/conversation', {
-      ...conversation,
-      custom_variables: { include_pdf: true, pages: [{ position: 1, width: 1440, height: 810.5 }, { position: 2, width: 1080, height: 1920 }] },
-      request_id: null,
-    });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['slides_glm_agent'] });
-  });
+  // A full conversation history request reaching its agent is in agents.routes.test.ts.
 
-  it('accepts async results by async_id (Python SDK) and by task_id (Java SDK)', async () => {
+  it('accepts async results by async_id (Python SDK) and by task_id (Java SDK): an unknown id is 404', async () => {
     for (const body of [
       { ...asyncResult, conversation_id: 'conv-1', custom_variables: { any: 1 } },
       { agent_id: 'general_translation', task_id: 'async-1', request_id: 'req-java-123456' },
       { ...asyncResult, task_id: 'async-1' },
     ]) {
       const response = await postJson(test, '/v1/agents/async-result', body);
-      assertPlatformError(response, { status: 503, code: '1221', mentions: [body.agent_id] });
+      assertPlatformError(response, { status: 404, code: '404', mentions: ['async-1', body.agent_id] });
     }
   });
 

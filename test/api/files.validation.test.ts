@@ -92,18 +92,6 @@ describe('files contract', () => {
     assert.ok(upload.done(), 'the whole body was read before the answer');
   });
 
-  it('POST /files accepts exactly 100 MB (read and dropped) and says file storage is not available yet', async () => {
-    const upload = streamedUpload([['purpose', 'user_data']], maxUploadBytes);
-    const response = await test.app.inject({
-      method: 'POST',
-      url,
-      headers: { authorization: test.authorization, 'content-type': upload.contentType },
-      payload: upload.payload,
-    });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['File storage'] });
-    assert.ok(upload.done());
-  });
-
   it('POST /files accepts every purpose and the Python SDK fields', async () => {
     for (const value of purposes) {
       const response = await postForm(test, url, [
@@ -114,7 +102,11 @@ describe('files contract', () => {
         ['unknown', 'ignored'],
         glossary,
       ]);
-      assertPlatformError(response, { status: 503, code: '1221', mentions: ['File storage'] });
+      assert.equal(response.statusCode, 200, response.body);
+      const file = response.json() as { id: string; purpose: string };
+      assert.equal(file.purpose, value);
+      const deleted = await test.app.inject({ method: 'DELETE', url: `${url}/${file.id}`, headers: { authorization: test.authorization } });
+      assert.equal(deleted.statusCode, 200);
     }
   });
 
@@ -124,13 +116,16 @@ describe('files contract', () => {
     });
   }
 
-  it('GET /files accepts a full query; DELETE and content take an id; all say file storage is not available yet', async () => {
-    for (const query of ['', '?purpose=user_data&limit=1&after=file-1&order=asc', '?limit=100&order=desc', '?limit=20']) {
-      assertPlatformError(await get(`${url}${query}`), { status: 503, code: '1221', mentions: ['File storage'] });
+  it('GET /files accepts a full query; DELETE and content of an unknown id answer 404', async () => {
+    for (const query of ['', '?purpose=user_data&limit=1&order=asc', '?limit=100&order=desc', '?limit=20']) {
+      const response = await get(`${url}${query}`);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), { object: 'list', data: [], has_more: false });
     }
+    assertPlatformError(await get(`${url}?after=file-1`), { status: 400, code: '1214', mentions: ['after', 'file-1'] });
     const deleted = await test.app.inject({ method: 'DELETE', url: `${url}/file-123`, headers: { authorization: test.authorization } });
-    assertPlatformError(deleted, { status: 503, code: '1221', mentions: ['File storage'] });
-    assertPlatformError(await get(`${url}/file-123/content`), { status: 503, code: '1221', mentions: ['File storage'] });
+    assertPlatformError(deleted, { status: 404, code: '404', mentions: ['file-123'] });
+    assertPlatformError(await get(`${url}/file-123/content`), { status: 404, code: '404', mentions: ['file-123'] });
   });
 
   it('is served under every alias prefix', async () => {

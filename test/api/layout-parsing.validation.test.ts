@@ -1,5 +1,7 @@
+import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
+import { jsonReply, startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 import { sharedIdCases } from '../helpers/shared-id-cases.ts';
 import { itRejectsEach } from '../helpers/rejected-cases.ts';
@@ -15,11 +17,14 @@ const document = (head: readonly number[] | string, size = 64) => {
 const png = document(pngSignature);
 const jpg = document([0xff, 0xd8, 0xff, 0xe0]);
 const pdf = document('%PDF-1.7\n');
-const valid = { model: 'glm-ocr', file: 'https://example.com/scan.pdf' };
+const valid = { model: 'glm-ocr', file: png };
+/** The upstream answer of the fake engine behind glm-ocr: acceptance is a 200 and a request upstream. */
+const upstreamAnswer = { md_results: '', layout_details: [], data_info: { num_pages: 0, pages: [] }, usage: {} };
 
 /** Each case breaks one rule; the answer must name the field (1213 missing, 1214 invalid). */
 const rejected: { name: string; body: Record<string, unknown>; code: string; field: string }[] = [
   { name: 'model missing', body: { file: valid.file }, code: '1213', field: 'model' },
+  { name: 'file a URL that does not parse', body: { ...valid, file: 'https://exa mple.com/scan.pdf' }, code: '1214', field: 'file' },
   { name: 'model empty', body: { ...valid, model: '' }, code: '1214', field: 'model' },
   { name: 'file missing', body: { model: 'glm-ocr' }, code: '1213', field: 'file' },
   { name: 'file null', body: { ...valid, file: null }, code: '1213', field: 'file' },
@@ -45,14 +50,26 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
 
 describe('POST /paas/v4/layout_parsing contract', () => {
   let test: TestPlatform;
+  let engine: FakeOpenAiServer;
   before(async () => {
-    test = await startTestPlatform({ config: { models: { 'My-OCR': { backend: 'paddle-ocr' } } } });
+    engine = await startFakeOpenAiServer();
+    engine.setDefault(jsonReply(upstreamAnswer));
+    const upstream = { backend: 'zai' as const, baseUrl: engine.baseUrl, apiKey: 'upstream-key' };
+    test = await startTestPlatform({ config: { models: { 'glm-ocr': upstream, 'My-OCR': upstream } } });
   });
-  after(() => test.close());
+  after(async () => {
+    await test.close();
+    await engine.close();
+  });
+
+  /** A request the platform accepted reached the engine and was answered. */
+  function assertAccepted(response: { statusCode: number; body: string }): void {
+    assert.equal(response.statusCode, 200, response.body);
+  }
 
   itRejectsEach(() => test, url, rejected);
 
-  it('accepts a full request (unknown fields ignored) and says its zero-config engine is not in this build', async () => {
+  it('accepts a full request (unknown fields ignored)', async () => {
     const response = await postJson(test, url, {
       ...valid,
       return_crop_images: true,
@@ -63,7 +80,7 @@ describe('POST /paas/v4/layout_parsing contract', () => {
       user_id: 'user-123456',
       stream: false,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-ocr', 'paddle-ocr'] });
+    assertAccepted(response);
   });
 
   it('accepts null for every optional field', async () => {
@@ -71,12 +88,11 @@ describe('POST /paas/v4/layout_parsing contract', () => {
       ...valid,
       return_crop_images: null, need_layout_visualization: null, start_page_id: null, end_page_id: null, request_id: null, user_id: null,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-ocr'] });
+    assertAccepted(response);
   });
 
-  it('accepts the file as a URL, a data URL, or base64 (wrapped lines included)', async () => {
+  it('accepts the file as a data URL or base64 (wrapped lines included); URLs are fetched in layout-parsing.test.ts', async () => {
     const files = [
-      'http://example.com/scan.png?x=1',
       png,
       jpg,
       pdf,
@@ -86,19 +102,17 @@ describe('POST /paas/v4/layout_parsing contract', () => {
       png.replace(/=+$/, ''),
     ];
     for (const file of files) {
-      const response = await postJson(test, url, { ...valid, file });
-      assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-ocr'] });
+      assertAccepted(await postJson(test, url, { ...valid, file }));
     }
   });
 
   it('takes a 50 MB PDF as base64 in the body', async () => {
-    const response = await postJson(test, url, { ...valid, file: document('%PDF-1.7\n', 50 * 1024 * 1024) });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-ocr'] });
+    assertAccepted(await postJson(test, url, { ...valid, file: document('%PDF-1.7\n', 50 * 1024 * 1024) }));
   });
 
   it('matches the platform model in any letter case', async () => {
-    const response = await postJson(test, url, { ...valid, model: 'GLM-OCR' });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ["'glm-ocr'"] });
+    assertAccepted(await postJson(test, url, { ...valid, model: 'GLM-OCR' }));
+    assert.equal(engine.requests.at(-1)?.body['model'], 'glm-ocr');
   });
 
   it('answers 1211 for a model neither the platform nor the catalog knows', async () => {
@@ -106,9 +120,8 @@ describe('POST /paas/v4/layout_parsing contract', () => {
     assertPlatformError(response, { status: 400, code: '1211', mentions: ['tesseract'] });
   });
 
-  it('matches a catalog model as given and names its backend when this build cannot run it', async () => {
-    const response = await postJson(test, url, { ...valid, model: 'My-OCR' });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['My-OCR', 'paddle-ocr'] });
+  it('matches a catalog model exactly as given', async () => {
+    assertAccepted(await postJson(test, url, { ...valid, model: 'My-OCR' }));
     const lowerCase = await postJson(test, url, { ...valid, model: 'my-ocr' });
     assertPlatformError(lowerCase, { status: 400, code: '1211', mentions: ['my-ocr'] });
   });

@@ -16,6 +16,8 @@ export interface FakeOpenAiTranscriptionServer {
   readonly received: ReceivedTranscription[];
   /** Answer the next calls with this status and body (default 200 with {text}). */
   answerWith(status: number, body: unknown): void;
+  /** Answer the next calls with these server-sent events (each sent as `data: <json>`), then `[DONE]`. */
+  answerWithEvents(events: readonly object[]): void;
   /** Hold every answer this long (for timeouts and aborts). */
   delayAnswers(milliseconds: number): void;
   reset(): void;
@@ -26,6 +28,7 @@ export interface FakeOpenAiTranscriptionServer {
 export async function startFakeOpenAiTranscriptionServer(text: string): Promise<FakeOpenAiTranscriptionServer> {
   const received: ReceivedTranscription[] = [];
   let answer: { status: number; body: unknown } = { status: 200, body: { text } };
+  let events: readonly object[] | undefined;
   let delay = 0;
   const server = createServer((request, response) => {
     void handle(request, response);
@@ -43,6 +46,11 @@ export async function startFakeOpenAiTranscriptionServer(text: string): Promise<
     received.push({ path: request.url ?? '', authorization: request.headers.authorization, fields, file });
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     if (response.destroyed) return;
+    if (events !== undefined) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(`${events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('')}data: [DONE]\n\n`);
+      return;
+    }
     response.writeHead(answer.status, { 'content-type': 'application/json' });
     response.end(JSON.stringify(answer.body));
   }
@@ -55,12 +63,16 @@ export async function startFakeOpenAiTranscriptionServer(text: string): Promise<
     answerWith(status, body) {
       answer = { status, body };
     },
+    answerWithEvents(frames) {
+      events = frames;
+    },
     delayAnswers(milliseconds) {
       delay = milliseconds;
     },
     reset() {
       received.length = 0;
       answer = { status: 200, body: { text } };
+      events = undefined;
       delay = 0;
     },
     async close() {

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { sourceLanguageCodes, targetLanguageCodes } from '../../agents/translation/translation-languages.ts';
+import { translationStrategies } from '../../agents/translation/translation-settings.ts';
 import { StringEnum } from '../shared/common.schema.ts';
 
 /**
@@ -7,24 +9,16 @@ import { StringEnum } from '../shared/common.schema.ts';
  * if/then, so the app's validator checks them and the OpenAPI document shows them).
  */
 
-/** Source language codes of the translation agent (spec "POST /v1/agents"); default auto. */
-export const sourceLanguages = [
-  'auto', 'zh-CN', 'zh-TW', 'wyw', 'yue', 'en', 'ja', 'ko', 'fr', 'de', 'es', 'ru', 'pt', 'it', 'ar', 'hi', 'bg', 'cs', 'da',
-  'el', 'et', 'fi', 'hu', 'id', 'lt', 'lv', 'nl', 'no', 'pl', 'ro', 'sk', 'sl', 'sv', 'th', 'tr', 'uk', 'vi', 'my', 'ms', 'Pinyin', 'IPA',
-] as const;
-
-/** Target language codes: the source list without auto, plus en-GB and en-US; default zh-CN. */
-export const targetLanguages = [...sourceLanguages.filter((code) => code !== 'auto'), 'en-GB', 'en-US'] as const;
-
-export const translationStrategies = ['general', 'paraphrase', 'two_step', 'three_step', 'reflection', 'cot'] as const;
-
 export const effectTemplates = ['french_kiss', 'bodyshake', 'sexy_me'] as const;
 
-/** custom_variables of general_translation (platform-facts §1.6). */
+/**
+ * custom_variables of general_translation (platform-facts §1.6). The language codes and strategies
+ * come from the agent, which defines how its prompts name each one, so the two lists cannot drift.
+ */
 export const TranslationVariables = Type.Object(
   {
-    source_lang: Type.Optional(StringEnum(sourceLanguages, { default: 'auto' })),
-    target_lang: Type.Optional(StringEnum(targetLanguages, { default: 'zh-CN' })),
+    source_lang: Type.Optional(StringEnum(sourceLanguageCodes, { default: 'auto' })),
+    target_lang: Type.Optional(StringEnum(targetLanguageCodes, { default: 'zh-CN' })),
     glossary: Type.Optional(Type.String({ minLength: 1, description: 'File id of an uploaded glossary.' })),
     strategy: Type.Optional(StringEnum(translationStrategies, { default: 'general' })),
     strategy_config: Type.Optional(

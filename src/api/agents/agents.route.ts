@@ -1,7 +1,23 @@
+import type { FastifyRequest } from 'fastify';
+import type { Agent } from '../../agents/agent.ts';
+import { ApiError, notFound } from '../../core/errors/api-error.ts';
 import { featureNotAvailable } from '../../core/models/model-resolver.ts';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
+import { generateRequestId } from '../../http/request-id.ts';
+import { SseWriter } from '../../http/sse-writer.ts';
+import { requestOrigin } from '../blobs/request-origin.ts';
 import { responses } from '../shared/common.schema.ts';
+import { collectAgentRun, relayAgentStream } from './agent-stream-relay.ts';
 import { asyncResultId, checkAgentChatRequest } from './agents.checks.ts';
+import {
+  toAgentChatResult,
+  toAgentInput,
+  toAsyncResult,
+  toConversationQuery,
+  toConversationResult,
+  type AgentOutcome,
+} from './agents.mapper.ts';
 import {
   AgentAsyncResult,
   AgentAsyncResultRequest,
@@ -12,7 +28,7 @@ import {
 } from './agents.schema.ts';
 
 /** Paths are relative to the agent prefixes (/v1/agents, /api/v1/agents, /paas/v4/v1/agents, ...). */
-export function registerAgentRoutes(app: App, _deps: AppDependencies): void {
+export function registerAgentRoutes(app: App, deps: AppDependencies): void {
   app.post(
     '',
     {
@@ -25,10 +41,33 @@ export function registerAgentRoutes(app: App, _deps: AppDependencies): void {
         response: responses(AgentChatResult),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       checkAgentChatRequest(body);
-      throw featureNotAvailable(`The agent '${body.agent_id}'`);
+      const agent: Agent = deps.agents[body.agent_id];
+      const events = agent.run(
+        toAgentInput(body, { ownerKeyId: ownerKeyId(request), requestId: request.requestId, signal: abortOnDisconnect(reply) }),
+      );
+      const header = { id: generateRequestId(), agentId: body.agent_id };
+      const recordUsage = (outcome: AgentOutcome) =>
+        deps.usage.record({
+          keyId: ownerKeyId(request),
+          model: body.agent_id,
+          endpoint: 'agents',
+          requestId: request.requestId,
+          promptTokens: outcome.usage.promptTokens,
+          completionTokens: outcome.usage.completionTokens,
+          cachedTokens: 0,
+          createdAt: Date.now(),
+        });
+      if (body.stream === true) {
+        const outcome = await relayAgentStream(events, header, new SseWriter(request, reply));
+        if (outcome !== undefined) recordUsage(outcome);
+        return reply;
+      }
+      const { text, outcome } = await collectAgentRun(events);
+      recordUsage(outcome);
+      return toAgentChatResult(header, text, outcome);
     },
   );
 
@@ -44,7 +83,12 @@ export function registerAgentRoutes(app: App, _deps: AppDependencies): void {
       },
     },
     async (request) => {
-      throw featureNotAvailable(`Conversation history of the agent '${request.body.agent_id}'`);
+      const body = request.body;
+      const agent: Agent = deps.agents[body.agent_id];
+      if (agent.conversation === undefined) throw featureNotAvailable(`Conversation history of the agent '${body.agent_id}'`);
+      const items = await agent.conversation(toConversationQuery(body, ownerKeyId(request)), requestOrigin(request));
+      if (items === undefined) throw notFound('Conversation', body.conversation_id);
+      return toConversationResult(body, items);
     },
   );
 
@@ -61,8 +105,19 @@ export function registerAgentRoutes(app: App, _deps: AppDependencies): void {
     },
     async (request) => {
       const body = request.body;
-      asyncResultId(body);
-      throw featureNotAvailable(`Asynchronous result retrieval for the agent '${body.agent_id}'`);
+      const id = asyncResultId(body);
+      const agent: Agent = deps.agents[body.agent_id];
+      // An agent that never answers asynchronously has no result under any id: the same 404 as an unknown id.
+      const result = await agent.asyncResult?.(ownerKeyId(request), id, requestOrigin(request));
+      if (result === undefined) throw new ApiError('404', `No asynchronous result '${id}' of the agent '${body.agent_id}' exists for this API key.`);
+      return toAsyncResult(body.agent_id, id, result);
     },
   );
+}
+
+/** Agent routes are authenticated, so the key is always there; the check guards a misconfigured route. */
+function ownerKeyId(request: FastifyRequest): string {
+  const id = request.apiKey?.id;
+  if (id === undefined) throw new ApiError('1001');
+  return id;
 }

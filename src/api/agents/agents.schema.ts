@@ -86,6 +86,8 @@ export const AgentChatChunk = Type.Object({
   id: Type.String(),
   agent_id: Type.String(),
   conversation_id: Type.Optional(Type.String()),
+  async_id: Type.Optional(Type.String({ description: 'On the last frame of an agent whose result is fetched later.' })),
+  status: Type.Optional(StringEnum(agentStatuses)),
   choices: Type.Array(
     Type.Object({
       index: Type.Integer(),
@@ -169,7 +171,13 @@ export const AgentAsyncResult = Type.Object({
         message: Type.Array(
           Type.Object({
             role: Type.String(),
-            content: Type.Array(Type.Object({ type: Type.String(), video_url: Type.String() })),
+            content: Type.Array(
+              Type.Object({
+                type: Type.String(),
+                video_url: Type.String(),
+                cover_image_url: Type.Optional(Type.String({ description: 'A still of the video, when the engine made one.' })),
+              }),
+            ),
           }),
         ),
       }),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TranscriptionRequest } from '../../core/media/transcriber.ts';
+import { admitLateCall } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { collectFile, multipartContentType, multipartRouteOptions, readMultipartForm } from '../../http/multipart.ts';
@@ -33,6 +34,8 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       });
       const fields = form.fields;
       checkAudioTranscription(fields, form.file);
+      // Key limits: the model is known only now that the form is read (src/api/route-admission.ts).
+      await admitLateCall(request, fields.model);
       // The engine first: a model nothing serves is refused (1211 / 1221) whatever the audio.
       const transcriber = deps.engines.transcriber(fields.model);
       const audio = readAudioInput(fields, form.file);

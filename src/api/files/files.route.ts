@@ -1,14 +1,9 @@
-import { featureNotAvailable } from '../../core/models/model-resolver.ts';
+import type { FastifyRequest } from 'fastify';
+import { notFound } from '../../core/errors/api-error.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
-import {
-  coercingValidatorCompiler,
-  discardFile,
-  multipartContentType,
-  multipartRouteOptions,
-  readMultipartForm,
-} from '../../http/multipart.ts';
+import { coercingValidatorCompiler, multipartContentType, multipartRouteOptions } from '../../http/multipart.ts';
 import { responses } from '../shared/common.schema.ts';
-import { checkFileUpload } from './files.checks.ts';
+import { contentDisposition, toFileObject } from './files.mapper.ts';
 import {
   FileContentResponse,
   FileDeleted,
@@ -16,15 +11,18 @@ import {
   FileList,
   FileListQuery,
   FileObject,
-  FileUploadFields,
   FileUploadForm,
-  maxUploadBytes,
 } from './files.schema.ts';
+import { receiveUpload } from './files.upload.ts';
 
-/** File storage is not part of this build yet: each route validates its input, then says so. */
-const storage = 'File storage';
+/** Newest first, and a page large enough to hold every file a key may keep. */
+const defaultListLimit = 100;
 
-export function registerFileRoutes(app: App, _deps: AppDependencies): void {
+/**
+ * Uploaded files (platform-facts §7). Each key sees only its own files: another key's file id
+ * answers 404 exactly like an id that never existed, so ids reveal nothing.
+ */
+export function registerFileRoutes(app: App, deps: AppDependencies): void {
   app.post(
     '/files',
     {
@@ -33,21 +31,13 @@ export function registerFileRoutes(app: App, _deps: AppDependencies): void {
         operationId: 'uploadFile',
         tags: ['files'],
         summary: 'Uploads an auxiliary file (glossary, terminology list), at most 100 MB.',
+        description: 'A key keeps at most 100 files; files are deleted 180 days after their upload.',
         consumes: [multipartContentType],
         body: FileUploadForm,
         response: responses(FileObject),
       },
     },
-    async (request) => {
-      // The upload is read to its end (under the limit) and dropped, so the answer follows a whole body.
-      const form = await readMultipartForm(request, FileUploadFields, {
-        fileField: 'file',
-        maxFileBytes: maxUploadBytes,
-        receiveFile: discardFile,
-      });
-      checkFileUpload(form.file);
-      throw featureNotAvailable(storage);
-    },
+    async (request) => toFileObject(await receiveUpload(request, deps.files, ownerOf(request))),
   );
 
   app.get(
@@ -57,13 +47,20 @@ export function registerFileRoutes(app: App, _deps: AppDependencies): void {
       schema: {
         operationId: 'listFiles',
         tags: ['files'],
-        summary: 'Lists uploaded files.',
+        summary: 'Lists uploaded files, newest first unless order=asc.',
         querystring: FileListQuery,
         response: responses(FileList),
       },
     },
-    async () => {
-      throw featureNotAvailable(storage);
+    async (request) => {
+      const { purpose, limit, after, order } = request.query;
+      const page = await deps.files.list(ownerOf(request), {
+        limit: limit ?? defaultListLimit,
+        order: order ?? 'desc',
+        ...(purpose === undefined ? {} : { purpose }),
+        ...(after === undefined ? {} : { after }),
+      });
+      return { object: 'list' as const, data: page.files.map(toFileObject), has_more: page.hasMore };
     },
   );
 
@@ -73,13 +70,15 @@ export function registerFileRoutes(app: App, _deps: AppDependencies): void {
       schema: {
         operationId: 'deleteFile',
         tags: ['files'],
-        summary: 'Deletes an uploaded file.',
+        summary: 'Deletes an uploaded file (its record and its bytes).',
         params: FileIdParams,
         response: responses(FileDeleted),
       },
     },
-    async () => {
-      throw featureNotAvailable(storage);
+    async (request) => {
+      const { id } = request.params;
+      if (!(await deps.files.delete(ownerOf(request), id))) throw notFound('File', id);
+      return { id, deleted: true as const, object: 'file' as const };
     },
   );
 
@@ -94,8 +93,24 @@ export function registerFileRoutes(app: App, _deps: AppDependencies): void {
         response: responses(FileContentResponse),
       },
     },
-    async () => {
-      throw featureNotAvailable(storage);
+    async (request, reply) => {
+      const { id } = request.params;
+      const content = await deps.files.open(ownerOf(request), id);
+      if (content === undefined) throw notFound('File', id);
+      return reply
+        .header('content-type', content.contentType)
+        .header('content-length', content.file.bytes)
+        .header('content-disposition', contentDisposition(content.file.filename, content.file.id))
+        // Uploaded bytes are served as the type their uploader named, never sniffed into something else.
+        .header('x-content-type-options', 'nosniff')
+        .send(content.stream);
     },
   );
+}
+
+/** Every /files route is authenticated, so the key is set by the time a handler runs. */
+function ownerOf(request: FastifyRequest): string {
+  const key = request.apiKey;
+  if (key === undefined) throw new Error('files route reached without an authenticated key');
+  return key.id;
 }

@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { Readable } from 'node:stream';
+import { maxFileBytes } from '../../core/files/file-limits.ts';
 import { MultipartFile } from '../../http/multipart.ts';
 import { StringEnum } from '../shared/common.schema.ts';
 
 /** Uploaded files: at most 100 MB each (spec Limits). */
-export const maxUploadBytes = 100 * 1024 * 1024;
+export const maxUploadBytes = maxFileBytes;
 
 /** Every purpose the platforms and SDKs use (platform-facts §7). */
 export const filePurposes = ['user_data', 'agent', 'batch', 'code-interpreter', 'voice-clone-input', 'fine-tune', 'retrieval'] as const;
@@ -64,5 +66,6 @@ export const FileDeleted = Type.Object({
 /** GET /files/{id}/content answers with the raw bytes (the Python SDK asks with Accept: application/binary). */
 export const FileContentResponse = {
   description: 'The raw bytes of the file.',
-  content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+  // Typed as the stream the handler sends; documented as binary.
+  content: { 'application/octet-stream': { schema: Type.Unsafe<Readable>({ format: 'binary', type: 'string' }) } },
 };

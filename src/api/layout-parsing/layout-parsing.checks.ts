@@ -1,5 +1,6 @@
 import { invalidField } from '../../core/errors/api-error.ts';
 import type { ModelEntry } from '../../core/config/config.schema.ts';
+import type { DocumentFormat } from '../../core/ocr/layout-parser.ts';
 import { platformModels } from '../../core/models/platform-models.ts';
 import { inlineHead, parseInlineData, type InlineData } from '../shared/inline-data.ts';
 import { maxImageBytes, maxPdfBytes, type LayoutParsingRequest } from './layout-parsing.schema.ts';
@@ -38,17 +39,24 @@ function checkFile(file: string): void {
 
 /** Inline content is checked for format and size here; a URL's content can only be checked once fetched. */
 function checkInlineDocument(inline: InlineData): void {
-  const format = documentFormat(inlineHead(inline));
-  if (format === undefined) throw invalidField('file', 'must be a JPG, PNG or PDF document');
-  const limit = format === 'pdf' ? maxPdfBytes : maxImageBytes;
-  if (inline.decodedBytes > limit) {
-    throw invalidField('file', `a ${format.toUpperCase()} document must be at most ${limit / 1024 / 1024} MB`);
-  }
+  checkDocument(inlineHead(inline), inline.decodedBytes);
 }
 
-function documentFormat(head: Buffer): 'pdf' | 'png' | 'jpg' | undefined {
-  if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'pdf';
-  if (head.subarray(0, 8).equals(pngSignature)) return 'png';
+/** The format of a document by its first bytes, and its size within that format's limit. */
+export function checkDocument(head: Uint8Array, bytes: number): DocumentFormat {
+  const format = documentFormat(head);
+  if (format === undefined) throw invalidField('file', 'must be a JPG, PNG or PDF document');
+  const limit = format === 'pdf' ? maxPdfBytes : maxImageBytes;
+  if (bytes > limit) {
+    throw invalidField('file', `a ${format.toUpperCase()} document must be at most ${limit / 1024 / 1024} MB`);
+  }
+  return format;
+}
+
+/** The document's format by its signature, whatever its name or a server's content type claims. */
+export function documentFormat(head: Uint8Array): DocumentFormat | undefined {
+  if (Buffer.from(head.subarray(0, 5)).toString('latin1') === '%PDF-') return 'pdf';
+  if (Buffer.from(head.subarray(0, 8)).equals(pngSignature)) return 'png';
   if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpg';
   return undefined;
 }

@@ -1,13 +1,27 @@
-import { engineNotAvailable } from '../../core/models/model-resolver.ts';
+import { randomUUID } from 'node:crypto';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
+import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
+import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
+import { requestOrigin } from '../blobs/request-origin.ts';
 import { responses } from '../shared/common.schema.ts';
+import { readLayoutDocument } from './layout-document.ts';
 import { checkLayoutParsingRequest, layoutModelName } from './layout-parsing.checks.ts';
+import { toLayoutResponse } from './layout-parsing.mapper.ts';
 import { LayoutParsingRequest, LayoutParsingResponse, maxPdfBytes } from './layout-parsing.schema.ts';
 
 /** Room for the largest PDF as base64 (4 characters per 3 bytes) plus the other fields. */
 const bodyLimit = Math.ceil((maxPdfBytes * 4) / 3) + 1024 * 1024;
 
 export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): void {
+  // Documents given as URLs are fetched like every URL the server fetches for a client: guarded.
+  const fetcher = new GuardedFetcher({
+    guard: new SsrfGuard({ allow: deps.config.fetch?.allow ?? [] }),
+    maxBytes: maxPdfBytes,
+    userAgent: 'model-platform (layout parsing)',
+  });
+  app.addHook('onClose', () => fetcher.close());
+
   app.post(
     '/layout_parsing',
     {
@@ -20,12 +34,31 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
         response: responses(LayoutParsingResponse),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       checkLayoutParsingRequest(body);
       const model = layoutModelName(body.model, deps.config.models);
-      const entry = deps.models.resolve(model, 'layout');
-      throw engineNotAvailable(model, entry, 'layout');
+      // The engine first: a model nothing serves is refused (1211 / 1221) before any download.
+      const parser = deps.engines.layoutParser(model);
+      const signal = abortOnDisconnect(reply);
+      const document = await readLayoutDocument(body.file, fetcher, signal);
+      const result = await parser.parse({
+        model,
+        document,
+        ...(body.start_page_id === undefined ? {} : { startPage: body.start_page_id }),
+        ...(body.end_page_id === undefined ? {} : { endPage: body.end_page_id }),
+        needVisualization: body.need_layout_visualization === true,
+        signal,
+      });
+      return toLayoutResponse(result, {
+        id: randomUUID(),
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        requestId: request.requestId,
+        returnCropImages: body.return_crop_images === true,
+        blobs: deps.blobs,
+        origin: requestOrigin(request),
+      });
     },
   );
 }

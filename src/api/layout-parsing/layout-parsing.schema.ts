@@ -1,11 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { layoutLabels } from '../../core/ocr/layout-parser.ts';
 import { ChatUsage, ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
 
 /** OCR input limits (spec "Limits"). */
 export const maxImageBytes = 10 * 1024 * 1024;
 export const maxPdfBytes = 50 * 1024 * 1024;
-
-export const layoutLabels = ['image', 'text', 'formula', 'table'] as const;
 
 const PageNumber = (description: string) => Type.Integer({ minimum: 1, description });
 

@@ -9,9 +9,11 @@ import { buildZaiChatBody } from './zai-chat-body.ts';
 import { zaiHttpError } from './zai-error.ts';
 import { ZaiAsyncTask } from './zai-async-task.ts';
 import { ZaiImageGenerator } from './zai-images.ts';
+import { ZaiLayoutParser } from './zai-layout-parser.ts';
 import { ZaiVideoGenerator } from './zai-videos.ts';
 import { ZaiSearch } from './zai-search.ts';
 import { ZaiTokenizer } from './zai-tokenizer.ts';
+import { ZaiTranscriber } from './zai-transcriber.ts';
 
 export const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
 
@@ -44,6 +46,8 @@ export const createZaiBackend: BackendFactory = ({ modelName, entry }) => {
     image: new ZaiImageGenerator(engine, baseUrl, upstreamModel, tasks, download),
     video: new ZaiVideoGenerator(modelName, upstreamModel, entry.timeoutMs ?? defaultVideoTimeoutMs, tasks, download),
     search: new ZaiSearch(engine, baseUrl, upstreamModel),
+    transcribe: new ZaiTranscriber(engine, baseUrl, upstreamModel),
+    layout: new ZaiLayoutParser(engine, baseUrl, upstreamModel),
     close: () => download.close(),
   };
 };

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.ts';
+import type { KeyPolicy } from '../limits/key-policy.ts';
 import { parseApiKey, sameSecret, secretMatches } from './api-key.ts';
 import { decodePlatformJwt, jwtSignatureValid } from './platform-jwt.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -7,6 +8,8 @@ import type { KeyLookup, StoredKey } from './stored-key.ts';
 export interface AuthenticatedKey {
   readonly id: string;
   readonly name: string | null;
+  /** The key's limits, as cached with the key (a policy change reaches other processes within the cache TTL). */
+  readonly policy: KeyPolicy | undefined;
 }
 
 export interface AuthenticatorOptions {
@@ -71,7 +74,7 @@ export class Authenticator {
     const valid = entry.secret === undefined ? secretMatches(parts.secret, key.secretHash) : sameSecret(parts.secret, entry.secret);
     if (!valid) throw new ApiError('1000', 'Authentication failed: invalid API key.');
     entry.secret = parts.secret;
-    return { id: key.id, name: key.name };
+    return { id: key.id, name: key.name, policy: key.policy };
   }
 
   async #checkJwt(token: string): Promise<AuthenticatedKey> {
@@ -84,7 +87,7 @@ export class Authenticator {
     if (jwt.expiresAtMs !== undefined && jwt.expiresAtMs + this.#clockSkewMs < this.#now()) {
       throw new ApiError('1003');
     }
-    return { id: key.id, name: key.name };
+    return { id: key.id, name: key.name, policy: key.policy };
   }
 
   async #entry(id: string): Promise<CacheEntry> {

@@ -1,3 +1,5 @@
+import type { KeyPolicy } from '../limits/key-policy.ts';
+
 /** A key as the store keeps it. */
 export interface StoredKey {
   readonly id: string;
@@ -6,6 +8,8 @@ export interface StoredKey {
   readonly name: string | null;
   readonly createdAt: number;
   readonly revokedAt: number | null;
+  /** Its limits and scope; undefined: a user key without limits. */
+  readonly policy: KeyPolicy | undefined;
 }
 
 /** What authentication needs from storage. */

@@ -6,6 +6,7 @@ export const backendKinds = [
   'openai-images',
   'comfyui',
   'paddle-ocr',
+  'glm-ocr',
   'openai-transcription',
   'local-index',
   'searxng',

@@ -1,6 +1,7 @@
 import type { ModelEntry } from '../config/config.schema.ts';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
 import type { ImageGenerator } from '../media/image-generator.ts';
+import type { LayoutParser } from '../ocr/layout-parser.ts';
 import type { Transcriber } from '../media/transcriber.ts';
 import type { VideoGenerator } from '../media/video-generator.ts';
 import type { SearchIndex } from '../web/search-index.ts';
@@ -15,6 +16,7 @@ export interface Backend {
   readonly image?: ImageGenerator;
   readonly video?: VideoGenerator;
   readonly transcribe?: Transcriber;
+  readonly layout?: LayoutParser;
   /** Releases what the engine holds (loaded weights, sockets). */
   close?(): Promise<void>;
 }

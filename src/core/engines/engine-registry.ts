@@ -1,12 +1,14 @@
 import { dirname, resolve } from 'node:path';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
 import type { ImageGenerator } from '../media/image-generator.ts';
+import type { LayoutParser } from '../ocr/layout-parser.ts';
 import type { Transcriber } from '../media/transcriber.ts';
 import type { VideoGenerator } from '../media/video-generator.ts';
 import type { WebSearcher } from '../web/web-searcher.ts';
 import type { BackendKind } from '../config/backend-kinds.ts';
 import type { ModelEntry } from '../config/config.schema.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { instrumentBackend, type EngineCallObserver } from '../metrics/instrument-backend.ts';
 import type { Capability } from '../models/capability.ts';
 import { engineNotAvailable, type ModelResolver } from '../models/model-resolver.ts';
 import type { Backend, BackendFactory, BackendResources } from './backend.ts';
@@ -26,6 +28,7 @@ export class EngineRegistry {
   readonly #configDir: string;
   readonly #loadTokenizerFiles: TokenizerFilesLoader;
   readonly #resources: BackendResources;
+  readonly #observer: EngineCallObserver | undefined;
   readonly #backends = new Map<string, Backend>();
   readonly #fileTokenizers = new Map<string, TokenCounter>();
   readonly #limitedChats = new Map<string, ChatModel>();
@@ -36,8 +39,11 @@ export class EngineRegistry {
     configPath: string | undefined,
     loadTokenizerFiles: TokenizerFilesLoader,
     resources: BackendResources,
+    /** Times every engine call and counts its errors (the metrics); none in tests that need none. */
+    observer?: EngineCallObserver,
   ) {
     this.#resources = resources;
+    this.#observer = observer;
     this.#models = models;
     this.#factories = factories;
     this.#configDir = configPath === undefined ? process.cwd() : dirname(configPath);
@@ -66,6 +72,10 @@ export class EngineRegistry {
 
   transcriber(model: string): Transcriber {
     return this.#capability(model, 'transcribe', (backend) => backend.transcribe);
+  }
+
+  layoutParser(model: string): LayoutParser {
+    return this.#capability(model, 'layout', (backend) => backend.layout);
   }
 
   search(engine: string): WebSearcher {
@@ -107,6 +117,7 @@ export class EngineRegistry {
     if (backend === undefined) {
       const factory = this.#factories[entry.backend];
       backend = factory === undefined ? {} : factory({ modelName: model, entry, configDir: this.#configDir, resources: this.#resources });
+      if (this.#observer !== undefined) backend = instrumentBackend(backend, model, this.#observer);
       this.#backends.set(model, backend);
     }
     return backend;

@@ -15,22 +15,61 @@ export interface FileListQuery {
   readonly limit: number;
   /** Id of the last file of the previous page. */
   readonly after?: string;
+  /** By creation time. */
   readonly order: 'asc' | 'desc';
 }
 
-export interface NewFile {
-  readonly purpose: string;
+export interface FilePage {
+  readonly files: readonly StoredFile[];
+  /** Whether more files follow the last one of this page. */
+  readonly hasMore: boolean;
+}
+
+/** The bytes of an upload and what the client said about them. */
+export interface FileUpload {
   readonly filename: string;
+  /** The client's content type; served back with the content (octet-stream when absent or malformed). */
+  readonly contentType?: string;
   /** The upload, streamed; it errors when the size limit is passed (nothing is then kept). */
   readonly content: Readable;
 }
 
+export interface NewFile extends FileUpload {
+  readonly purpose: string;
+}
+
+/**
+ * An upload whose bytes are stored but which no listing shows yet. A multipart form may send its
+ * `purpose` after the file, so the bytes are streamed into storage first and the record is
+ * written once the whole form is valid; exactly one of `commit` or `discard` follows.
+ */
+export interface StagedFile {
+  readonly id: string;
+  readonly bytes: number;
+  /** Writes the record; refused (and the bytes deleted) when the key already keeps the most files. */
+  commit(purpose: string): Promise<StoredFile>;
+  discard(): Promise<void>;
+}
+
+/** A file's bytes as a stream, for GET /files/{id}/content. */
+export interface FileContent {
+  readonly file: StoredFile;
+  readonly contentType: string;
+  readonly stream: Readable;
+}
+
 /** Files per key: every method sees only the owner's files (another key's id is "not found"). */
 export interface FileStore {
+  /** Streams an upload into storage; refused before reading a byte when the key keeps the most files already. */
+  stage(ownerKeyId: string, upload: FileUpload): Promise<StagedFile>;
+  /** `stage` and `commit` in one step. */
   save(ownerKeyId: string, file: NewFile): Promise<StoredFile>;
-  list(ownerKeyId: string, query: FileListQuery): Promise<readonly StoredFile[]>;
+  list(ownerKeyId: string, query: FileListQuery): Promise<FilePage>;
   get(ownerKeyId: string, id: string): Promise<StoredFile | undefined>;
   /** The file's bytes, or undefined when the owner has no such file. */
   read(ownerKeyId: string, id: string): Promise<Buffer | undefined>;
+  /** The file's bytes as a stream, or undefined when the owner has no such file. */
+  open(ownerKeyId: string, id: string): Promise<FileContent | undefined>;
+  /** Deletes the record and the bytes; false when the owner has no such file. */
   delete(ownerKeyId: string, id: string): Promise<boolean>;
 }

@@ -28,6 +28,8 @@ export interface LayoutElement {
   readonly headingLevel?: number;
   /** PNG of the region, for `image` elements. */
   readonly image?: Uint8Array;
+  /** The region's image where the engine already serves it (the upstream platform), instead of `image`. */
+  readonly imageUrl?: string;
 }
 
 export interface LayoutPage {
@@ -38,10 +40,14 @@ export interface LayoutPage {
   readonly elements: readonly LayoutElement[];
   /** PNG of the page with the element boxes drawn, when asked for. */
   readonly visualization?: Uint8Array;
+  /** The visualization where the engine already serves it (the upstream platform). */
+  readonly visualizationUrl?: string;
 }
 
 export interface LayoutResult {
   readonly pages: readonly LayoutPage[];
+  /** The engine's own Markdown of the document (the upstream platform); built from the elements otherwise. */
+  readonly markdown?: string;
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
 }
 

@@ -6,6 +6,8 @@ export interface UsageRecorderOptions {
   /** Records kept while the store is failing; beyond it the oldest are dropped (and reported). */
   readonly maxPending?: number;
   readonly onError?: (error: unknown, dropped: number) => void;
+  /** Sees every record as it is recorded, before any write (the token metrics). */
+  readonly observe?: (record: UsageRecord) => void;
 }
 
 /**
@@ -17,6 +19,7 @@ export class UsageRecorder {
   readonly #maxBatch: number;
   readonly #maxPending: number;
   readonly #onError: (error: unknown, dropped: number) => void;
+  readonly #observe: ((record: UsageRecord) => void) | undefined;
   readonly #timer: NodeJS.Timeout;
   #pending: UsageRecord[] = [];
   #flushing: Promise<void> | undefined;
@@ -26,11 +29,13 @@ export class UsageRecorder {
     this.#maxBatch = options.maxBatch ?? 500;
     this.#maxPending = options.maxPending ?? 100_000;
     this.#onError = options.onError ?? (() => undefined);
+    this.#observe = options.observe;
     this.#timer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 1000);
     this.#timer.unref();
   }
 
   record(record: UsageRecord): void {
+    this.#observe?.(record);
     this.#pending.push(record);
     if (this.#pending.length >= this.#maxBatch) void this.flush();
   }

@@ -4,6 +4,9 @@ import * as usageRecords from './0002-usage-records.ts';
 import * as readerCache from './0003-reader-cache.ts';
 import * as searchIndex from './0004-search-index.ts';
 import * as tasks from './0005-tasks.ts';
+import * as files from './0006-files.ts';
+import * as agentConversations from './0007-agent-conversations.ts';
+import * as keyPolicies from './0008-key-policies.ts';
 
 /** Every migration, in order; the names are recorded in the database and must never change. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +15,7 @@ export const migrations: Record<string, Migration> = {
   '0003-reader-cache': readerCache,
   '0004-search-index': searchIndex,
   '0005-tasks': tasks,
+  '0006-files': files,
+  '0007-agent-conversations': agentConversations,
+  '0008-key-policies': keyPolicies,
 };

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { openPdfJsDocument } from '../pdf/pdfjs-document.ts';
 import { normalizeTime } from './page-metadata.ts';
 
 /** What the reader takes from a PDF: its text, page by page, and its document information. */
@@ -12,29 +11,9 @@ export interface PdfText {
   readonly publishedTime: string | undefined;
 }
 
-const packageDir = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-/** pdf.js loads the 14 standard fonts from here; it wants a directory path ending in '/'. */
-const standardFontDataUrl = `${join(packageDir, 'standard_fonts')}/`;
-const cMapUrl = `${join(packageDir, 'cmaps')}/`;
-
-type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
-let pdfjs: Promise<PdfJs> | undefined;
-
 /** The text layer of every page with pdf.js (no rendering, no OCR: image-only pages give no text). */
 export async function readPdfText(bytes: Uint8Array): Promise<PdfText> {
-  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
-  const { getDocument } = await pdfjs;
-  const document = await getDocument({
-    // pdf.js takes ownership of the buffer it is given; a copy leaves the caller's intact.
-    data: new Uint8Array(bytes),
-    standardFontDataUrl,
-    cMapUrl,
-    cMapPacked: true,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    verbosity: 0,
-  }).promise;
+  const document = await openPdfJsDocument(bytes);
   try {
     const pages: string[] = [];
     for (let number = 1; number <= document.numPages; number += 1) {

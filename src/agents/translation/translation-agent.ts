@@ -1,0 +1,49 @@
+import type { ChatModel } from '../../core/chat/chat-model.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import type { Agent, AgentEvent, AgentInput, AgentServices } from '../agent.ts';
+import { loadGlossary, matchingTerms } from './glossary.ts';
+import { runPipeline } from './pipeline-runner.ts';
+import { translationPipelines } from './translation-pipelines.ts';
+import { readTranslationSettings, textToTranslate } from './translation-settings.ts';
+
+const configKey = 'agents.general_translation.model';
+
+/**
+ * general_translation: translates the text of the user messages with the strategy the request
+ * names, each strategy a fixed pipeline of calls to the chat model the config names
+ * (`agents.general_translation.model`), with the request's glossary enforced in every prompt
+ * and checked in the output.
+ */
+export function createTranslationAgent(services: AgentServices): Agent {
+  return { run: (input) => translate(services, input) };
+}
+
+async function* translate(services: AgentServices, input: AgentInput): AsyncGenerator<AgentEvent> {
+  const settings = readTranslationSettings(input.variables);
+  const text = textToTranslate(input.messages);
+  const model = services.config.agents?.general_translation?.model;
+  if (model === undefined) {
+    throw new ApiError(
+      '1221',
+      `The agent 'general_translation' has no chat model configured. Set ${configKey} in the config file (MODEL_PLATFORM_CONFIG) ` +
+        'to a chat model of the catalog, for example: agents: { general_translation: { model: glm-4.7 } }.',
+    );
+  }
+  const chat = agentChatModel(services, model);
+  const glossary = settings.glossaryId === undefined ? [] : await loadGlossary(services.files, input.ownerKeyId, settings.glossaryId);
+  const task = { text, settings, terms: matchingTerms(glossary, text) };
+  yield* runPipeline({ chat, model, signal: input.signal }, translationPipelines[settings.strategy], task);
+}
+
+/** The configured model's engine; a failure names the config key, since the client did not pick the model. */
+function agentChatModel(services: AgentServices, model: string): ChatModel {
+  try {
+    return services.engines.chat(model);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw new ApiError(
+      error.code === '1211' ? '1221' : error.code,
+      `The agent 'general_translation' cannot call model '${model}' (${configKey}): ${error.message}`,
+    );
+  }
+}

@@ -1,0 +1,67 @@
+import type { FastifyRequest } from 'fastify';
+import { finished, PassThrough, type Readable } from 'node:stream';
+import { finished as streamFinished } from 'node:stream/promises';
+import type { FileStore, StagedFile, StoredFile } from '../../core/files/file-store.ts';
+import { readMultipartForm } from '../../http/multipart.ts';
+import { checkFileUpload } from './files.checks.ts';
+import { FileUploadFields, maxUploadBytes } from './files.schema.ts';
+
+/**
+ * Reads a POST /files form and stores its file for `ownerKeyId`. The file part streams straight
+ * into the store (never whole in memory); the record is written only once the whole form is read
+ * and valid, since `purpose` may come after the file. Any refusal — the size limit, the file
+ * limit, a bad field — leaves no record and no bytes behind.
+ */
+export async function receiveUpload(request: FastifyRequest, files: FileStore, ownerKeyId: string): Promise<StoredFile> {
+  let staged: StagedFile | undefined;
+  let refusal: unknown;
+  let committed = false;
+  try {
+    const form = await readMultipartForm(request, FileUploadFields, {
+      fileField: 'file',
+      maxFileBytes: maxUploadBytes,
+      receiveFile: async (stream, info) => {
+        const content = abortedAtLimit(stream);
+        try {
+          staged = await files.stage(ownerKeyId, { filename: info.filename, contentType: info.mimetype, content });
+        } catch (error) {
+          refusal = error;
+        } finally {
+          await drain(stream, content);
+        }
+      },
+    });
+    checkFileUpload(form.file);
+    if (refusal !== undefined) throw refusal;
+    if (staged === undefined) throw new Error('the file part was read but nothing was staged');
+    const stored = await staged.commit(form.fields.purpose);
+    committed = true;
+    return stored;
+  } finally {
+    if (staged !== undefined && !committed) await staged.discard().catch(() => undefined);
+  }
+}
+
+/**
+ * The part's bytes, failing when the multipart parser cuts the part at the limit: the parser
+ * only ends the stream and flags it `truncated` (its 'limit' event), and a plain end would let the
+ * store keep the first 100 MB as if they were the whole file. A broken upload (the client went
+ * away) fails it too, since `pipe` passes on the end of a stream but not its failure.
+ */
+function abortedAtLimit(stream: Readable): PassThrough {
+  const content = new PassThrough();
+  stream.once('limit', () => content.destroy(new Error('the file part passed the size limit')));
+  finished(stream, (error) => {
+    if (error !== undefined && error !== null) content.destroy(error);
+  });
+  stream.pipe(content);
+  return content;
+}
+
+/** Reads whatever the store left of the part, so the parser moves on to the next part. */
+async function drain(stream: Readable, content: PassThrough): Promise<void> {
+  stream.unpipe(content);
+  content.destroy();
+  stream.resume();
+  await streamFinished(stream);
+}

@@ -1,0 +1,38 @@
+import type { BackendFactory } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
+import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
+import { sharedPaddleOcr } from '../../tools/ocr/paddle-ocr.ts';
+import { GlmOcrRefiner } from './glm-ocr-refiner.ts';
+
+/** One region is a short answer; a whole page of regions is many of them. */
+const defaultRegionTimeoutMs = 120_000;
+
+/**
+ * GLM-OCR served by an OpenAI-compatible vision server: the page layout comes from the in-process
+ * pipeline (text layer or PaddleOCR detection, grouped into blocks), and the model reads each
+ * region.
+ */
+export const createGlmOcrBackend: BackendFactory = ({ modelName, entry }) => {
+  if (entry.baseUrl === undefined) {
+    throw new ApiError(
+      '1221',
+      `Model '${modelName}' uses backend glm-ocr but has no baseUrl; add the address of the vision server that serves GLM-OCR, for example baseUrl: http://gpu-host:8000/v1.`,
+    );
+  }
+  const engine = {
+    modelName,
+    apiKey: entry.apiKey,
+    timeoutMs: entry.timeoutMs ?? defaultRegionTimeoutMs,
+    httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
+  };
+  const refiner = new GlmOcrRefiner(engine, entry.baseUrl.replace(/\/+$/, ''), entry.upstreamModel ?? modelName);
+  const ocr = sharedPaddleOcr();
+  return {
+    layout: new DocumentLayoutParser({
+      recognise: (raster, signal) => ocr.recognize(raster, { signal }),
+      refine: (block, crop, signal) => refiner.refine(block, crop, signal),
+      concurrency: entry.maxConcurrency ?? 1,
+    }),
+  };
+};

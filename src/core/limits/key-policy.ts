@@ -1,0 +1,99 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * What one call of a model costs a key with prepaid credit, in micro-units of the operator's
+ * currency (1 unit = 1 000 000). Token prices may be fractions of a micro-unit; a call's charge is
+ * rounded up to a whole micro-unit. A model without an entry costs nothing.
+ */
+export const ModelPriceSchema = Type.Object(
+  {
+    perCall: Type.Optional(Type.Number({ minimum: 0, description: 'Each completed call (sync), or each submitted task (async).' })),
+    perPromptToken: Type.Optional(Type.Number({ minimum: 0 })),
+    perCompletionToken: Type.Optional(Type.Number({ minimum: 0 })),
+    perImage: Type.Optional(Type.Number({ minimum: 0, description: 'Each generated image (sync and async).' })),
+    perVideo: Type.Optional(Type.Number({ minimum: 0, description: 'Each generated video (async tasks, the effects-video agent included).' })),
+  },
+  { additionalProperties: false },
+);
+export type ModelPrice = Static<typeof ModelPriceSchema>;
+
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+
+/**
+ * The limits a key carries (issue 8, platform-facts §2 codes 1113, 1220, 1302-1305, 1308). Every
+ * part is optional and absent means unlimited: a key without a policy behaves as keys always did.
+ * The "model" of a route is its `model` field (`search_engine` for web search, `agent_id` for
+ * agents); routes without one (files, async results) count only against `requestsPerMinute`.
+ */
+export const KeyPolicySchema = Type.Object(
+  {
+    scope: Type.Optional(
+      Type.Union([Type.Literal('user'), Type.Literal('admin')], { description: 'admin keys may also call /admin. Default user.' }),
+    ),
+    models: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000, description: 'The models this key may call (others: 1220). Absent: all.' }),
+    ),
+    concurrency: Type.Optional(
+      Type.Object(
+        {
+          perModel: Type.Optional(Count('Calls of one model running at once for this key (1302); a stream holds its slot until it ends.')),
+          models: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Count('Per-model override of perModel.'))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    requestsPerMinute: Type.Optional(Count('Requests per calendar minute on any authenticated route (1303, with Retry-After).')),
+    quota: Type.Optional(
+      Type.Object(
+        {
+          period: Type.Union([Type.Literal('day'), Type.Literal('month')], {
+            description: 'UTC calendar day (over quota: 1304) or month (1308); the message names the reset time.',
+          }),
+          tokens: Type.Optional(Count('Prompt plus completion tokens: checked before each call, so the call that crosses it completes.')),
+          calls: Type.Optional(Count('Model calls, counted when admitted: call number calls+1 is refused.')),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    credit: Type.Optional(
+      Type.Object(
+        {
+          balance: Type.Optional(
+            Type.Integer({
+              description: 'Spendable micro-units. Written: sets the balance. Read: the balance now, holds for unfinished work taken off.',
+            }),
+          ),
+          prices: Type.Record(Type.String({ minLength: 1 }), ModelPriceSchema, { description: 'Prices by model name.' }),
+        },
+        { additionalProperties: false, description: 'Prepaid credit: model calls are refused (1113) once the balance is spent.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type KeyPolicy = Static<typeof KeyPolicySchema>;
+
+/** A key's scope; keys without a policy (or without `scope`) are user keys. */
+export function scopeOf(policy: KeyPolicy | undefined): 'user' | 'admin' {
+  return policy?.scope ?? 'user';
+}
+
+/** The concurrency limit of one model for this key; undefined when unlimited. */
+export function concurrencyLimit(policy: KeyPolicy, model: string): number | undefined {
+  return policy.concurrency?.models?.[model] ?? policy.concurrency?.perModel;
+}
+
+/** The price of a model for this key; undefined when the key has no credit or the model is free. */
+export function priceOf(policy: KeyPolicy | undefined, model: string): ModelPrice | undefined {
+  return policy?.credit?.prices[model];
+}
+
+/** Whether admission has anything to check for a model call of this key. */
+export function limitsModelCalls(policy: KeyPolicy): boolean {
+  return policy.models !== undefined || policy.concurrency !== undefined || policy.quota !== undefined || policy.credit !== undefined;
+}
+
+/** Reads a stored policy (JSON text); undefined for none. Stored policies were validated when written. */
+export function parseStoredPolicy(text: string | null): KeyPolicy | undefined {
+  return text === null ? undefined : (JSON.parse(text) as KeyPolicy);
+}

@@ -1,0 +1,52 @@
+import type { FastifyRequest } from 'fastify';
+import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
+import type { App } from './app-types.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This process's metrics, for code that only has the request (the SSE writer's stream gauge). */
+    metrics: PlatformMetrics;
+  }
+  interface FastifyContextConfig {
+    /** false: the route's requests are not counted (the probes and the scrape itself). */
+    countedInMetrics?: boolean;
+  }
+}
+
+/** A client that leaves before its response is complete, as nginx logs it. */
+const clientClosedStatus = '499';
+
+/**
+ * Counts and times every request (http_requests_total, http_request_duration_seconds) by route
+ * pattern, method, model and status. Installed as the first onRequest hook, so requests refused
+ * by authentication or limits are counted too; measured when the response ends, so a stream
+ * counts to its last event, and a client that left before the end counts as 499.
+ */
+export function installRequestMetrics(app: App, metrics: PlatformMetrics): void {
+  app.decorate('metrics', metrics);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.countedInMetrics === false) return;
+    const started = performance.now();
+    let counted = false;
+    const count = (status: string) => {
+      if (counted) return;
+      counted = true;
+      metrics.observeRequest(requestLabels(metrics, request, status), (performance.now() - started) / 1000);
+    };
+    // `finish`: the whole response was handed to the socket; `close` without it: the client left first.
+    reply.raw.once('finish', () => count(String(reply.raw.statusCode)));
+    reply.raw.once('close', () => count(clientClosedStatus));
+  });
+}
+
+function requestLabels(metrics: PlatformMetrics, request: FastifyRequest, status: string) {
+  const body = request.body;
+  const model = body !== null && typeof body === 'object' ? (body as { model?: unknown }).model : undefined;
+  return {
+    // The pattern (`/paas/v4/async-result/:id`), never the raw URL, so ids do not become series.
+    route: request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched',
+    method: request.method,
+    model: metrics.modelLabel(model),
+    status,
+  };
+}

@@ -1,0 +1,75 @@
+import { KeyAdmin } from '../admin/key-admin.ts';
+import { Admission } from '../core/limits/admission.ts';
+import type { Limiter } from '../core/limits/limiter.ts';
+import type { ApiKeyRepository } from '../store/api-key-repository.ts';
+import { CreditRepository } from '../store/credit-repository.ts';
+import type { Database } from '../store/database.ts';
+import { UsageSummaryRepository } from '../store/usage-summary-repository.ts';
+import { InProcessLimiter } from './in-process-limiter.ts';
+import { RedisLimiter } from './redis-limiter.ts';
+
+/** Key limits as the platform composes them. */
+export interface KeyLimits {
+  readonly limiter: Limiter;
+  readonly admission: Admission;
+  readonly credits: CreditRepository;
+  readonly keyAdmin: KeyAdmin;
+  /** Settles and releases the credit holds of ended tasks now and every `intervalMs` (processes that run workers). */
+  startReconciler(intervalMs?: number): void;
+  close(): Promise<void>;
+}
+
+export interface KeyLimitsOptions {
+  readonly database: Database;
+  readonly keys: ApiKeyRepository;
+  /** Counters in this Redis, shared by every node (the same REDIS_URL as the task queue); in-process without. */
+  readonly redisUrl: string | undefined;
+  /** A key's policy or state changed in this process: its auth cache entry must go. */
+  readonly changed: (id: string) => void;
+  readonly log?: (message: string, error: unknown) => void;
+}
+
+export function openKeyLimits(options: KeyLimitsOptions): KeyLimits {
+  const log = options.log ?? ((message: string, error: unknown) => console.error(message, error));
+  const limiter: Limiter = options.redisUrl === undefined ? new InProcessLimiter() : new RedisLimiter(options.redisUrl);
+  const credits = new CreditRepository(options.database);
+  const usage = new UsageSummaryRepository(options.database);
+  const admission = new Admission({
+    limiter,
+    credits,
+    policyOf: async (keyId) => (await options.keys.findKey(keyId))?.policy,
+    tokensSince: (keyId, since) => usage.tokensSince(keyId, since),
+    log,
+  });
+  const changed = (id: string) => {
+    options.changed(id);
+    admission.forget(id);
+  };
+  const keyAdmin = new KeyAdmin({ keys: options.keys, credits, usage, changed });
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  const reconcile = () => {
+    running ??= credits
+      .reconcile(Date.now())
+      .catch((error: unknown) => log('credit holds not reconciled; trying again later', error))
+      .finally(() => (running = undefined));
+  };
+  return {
+    limiter,
+    admission,
+    credits,
+    keyAdmin,
+    startReconciler(intervalMs = 2_000) {
+      if (timer !== undefined) return;
+      reconcile();
+      timer = setInterval(reconcile, intervalMs);
+      timer.unref();
+    },
+    async close() {
+      clearInterval(timer);
+      await running;
+      await admission.close();
+      await limiter.close();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { invalidField } from '../../core/errors/api-error.ts';
+import type { DocumentFormat } from '../../core/ocr/layout-parser.ts';
+import type { PageContent, RasterImage, TextLine } from '../layout/page-content.ts';
+import { openPdf, PdfUnreadableError } from '../pdf/pdf-document.ts';
+import { decodeImage } from '../raster/decode-image.ts';
+
+/** Most PDF pages parsed in one request (the spec's limit, after start_page_id / end_page_id). */
+export const maxParsedPages = 30;
+
+/**
+ * PDF pages are rendered at 2× their point size (144 dpi): an A4 page becomes 1190×1684 pixels,
+ * enough for PaddleOCR's detector to see body text, and the size text-layer coordinates use too.
+ */
+const pdfScale = 2;
+
+/** Reads the text of a raster (PaddleOCR): lines in the raster's pixel coordinates. */
+export type TextRecogniser = (raster: RasterImage, signal: AbortSignal) => Promise<readonly TextLine[]>;
+
+export interface PageRange {
+  readonly startPage?: number;
+  readonly endPage?: number;
+}
+
+/**
+ * The pages of a document as the layout analysis takes them, one at a time: an image is one page
+ * (decoded and recognised); a PDF page keeps its text layer where it has one (its pictures from the
+ * drawing operators) and is rendered and recognised where it has none (a scan).
+ */
+export async function* documentPages(
+  document: { readonly bytes: Uint8Array; readonly format: DocumentFormat },
+  range: PageRange,
+  recognise: TextRecogniser,
+  signal: AbortSignal,
+): AsyncGenerator<PageContent & { readonly raster: RasterImage }> {
+  if (document.format !== 'pdf') {
+    const raster = await decodeRaster(document.bytes, document.format);
+    yield { width: raster.width, height: raster.height, lines: await recognise(raster, signal), pictures: [], raster };
+    return;
+  }
+  try {
+    yield* pdfPages(document.bytes, range, recognise, signal);
+  } catch (error) {
+    // A damaged file shows when it is opened, or only when one of its pages is read or drawn.
+    if (error instanceof PdfUnreadableError) throw invalidField('file', error.message);
+    throw error;
+  }
+}
+
+async function* pdfPages(
+  bytes: Uint8Array,
+  range: PageRange,
+  recognise: TextRecogniser,
+  signal: AbortSignal,
+): AsyncGenerator<PageContent & { readonly raster: RasterImage }> {
+  const pdf = await openPdf(bytes);
+  try {
+    const [first, last] = pageSpan(pdf.pageCount, range);
+    for (let number = first; number <= last; number++) {
+      signal.throwIfAborted();
+      const page = await pdf.page(number);
+      const raster = await page.render(pdfScale);
+      if (page.hasTextLayer()) {
+        yield { width: raster.width, height: raster.height, lines: page.textLines(pdfScale), pictures: await page.pictures(pdfScale), raster };
+      } else {
+        yield { width: raster.width, height: raster.height, lines: await recognise(raster, signal), pictures: [], raster };
+      }
+    }
+  } finally {
+    await pdf.close();
+  }
+}
+
+/** The 1-based page numbers to parse; the range must lie in the document and hold at most 30 pages. */
+function pageSpan(pageCount: number, range: PageRange): readonly [number, number] {
+  const first = range.startPage ?? 1;
+  if (first > pageCount) throw invalidField('start_page_id', `is ${first} but the PDF has ${pageCount} page${pageCount === 1 ? '' : 's'}`);
+  const last = Math.min(range.endPage ?? pageCount, pageCount);
+  const count = last - first + 1;
+  if (count > maxParsedPages) {
+    throw invalidField(
+      'file',
+      `the PDF has ${count} pages to parse; at most ${maxParsedPages} are parsed in one request (choose them with start_page_id and end_page_id)`,
+    );
+  }
+  return [first, last];
+}
+
+async function decodeRaster(bytes: Uint8Array, format: DocumentFormat): Promise<RasterImage> {
+  try {
+    return await decodeImage(bytes);
+  } catch (error) {
+    throw invalidField('file', `is not a readable ${format.toUpperCase()} image (${(error as Error).message})`);
+  }
+}

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MetricRegistry } from '../../src/core/metrics/metric-registry.ts';
+import { instrumentBackend, type EngineCallObserver } from '../../src/core/metrics/instrument-backend.ts';
+import { ApiError } from '../../src/core/errors/api-error.ts';
+import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
+import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
+import { assertHistogramSeries, parseScrape, valueOf } from './prometheus-scrape.ts';
+
+describe('metric registry (Prometheus text format 0.0.4)', () => {
+  it('writes HELP and TYPE before the samples and escapes label values and help text', async () => {
+    const registry = new MetricRegistry();
+    const counter = registry.counter<'path'>({ name: 'demo_total', help: 'A help with a \\ backslash\nand a line feed.', labelNames: ['path'] });
+    const awkward = 'C:\\dir "quoted"\nnext line';
+    counter.inc({ path: awkward }, 2);
+    counter.inc({ path: awkward });
+    counter.inc({ path: 'a,b' });
+    counter.inc({ path: 'a' });
+    const text = await registry.render();
+    assert.match(text, /^# HELP demo_total A help with a \\\\ backslash\\nand a line feed\.\n# TYPE demo_total counter\n/);
+    assert.ok(text.includes('demo_total{path="C:\\\\dir \\"quoted\\"\\nnext line"} 3\n'), text);
+    const scrape = parseScrape(text);
+    assert.equal(valueOf(scrape, 'demo_total', { path: awkward }), 3, 'the value reads back unescaped');
+    assert.equal(valueOf(scrape, 'demo_total', { path: 'a,b' }), 1);
+    assert.equal(valueOf(scrape, 'demo_total', { path: 'a' }), 1);
+    assert.equal(scrape.helps.get('demo_total'), 'A help with a \\ backslash\nand a line feed.');
+  });
+
+  it('keeps histogram buckets cumulative, with +Inf equal to the count and the sum of observations', async () => {
+    const registry = new MetricRegistry();
+    const histogram = registry.histogram<'kind'>({ name: 'demo_seconds', help: 'Durations.', labelNames: ['kind'], buckets: [1, 0.1, 0.5, 1] });
+    const observations = [0.05, 0.1, 0.2, 0.7, 3, 0.1, 42];
+    for (const value of observations) histogram.observe({ kind: 'x' }, value);
+    histogram.observe({ kind: 'y' }, 0.3);
+    const scrape = parseScrape(await registry.render());
+    assert.equal(scrape.types.get('demo_seconds'), 'histogram');
+    const { count, sum } = assertHistogramSeries(scrape, 'demo_seconds', { kind: 'x' });
+    assert.equal(count, observations.length);
+    assert.ok(Math.abs(sum - observations.reduce((total, value) => total + value, 0)) < 1e-9);
+    // le is inclusive: 0.1 lands in the 0.1 bucket; bounds were sorted and de-duplicated.
+    assert.equal(valueOf(scrape, 'demo_seconds_bucket', { kind: 'x', le: '0.1' }), 3);
+    assert.equal(valueOf(scrape, 'demo_seconds_bucket', { kind: 'x', le: '0.5' }), 4);
+    assert.equal(valueOf(scrape, 'demo_seconds_bucket', { kind: 'x', le: '1' }), 5);
+    assert.equal(valueOf(scrape, 'demo_seconds_bucket', { kind: 'x', le: '+Inf' }), 7);
+    assert.equal(assertHistogramSeries(scrape, 'demo_seconds', { kind: 'y' }).count, 1);
+  });
+
+  it('refuses bad names, reserved labels, a counter going down and a metric registered twice', () => {
+    const registry = new MetricRegistry();
+    assert.throws(() => registry.counter({ name: 'bad-name', help: 'x' }), /not a valid Prometheus metric name/);
+    assert.throws(() => registry.histogram<'le'>({ name: 'h', help: 'x', labelNames: ['le'], buckets: [1] }), /not a valid label name/);
+    assert.throws(() => registry.gauge<'__x'>({ name: 'g', help: 'x', labelNames: ['__x'] }), /not a valid label name/);
+    const counter = registry.counter({ name: 'c_total', help: 'x' });
+    assert.throws(() => counter.inc({}, -1), /cannot go down/);
+    assert.throws(() => registry.counter({ name: 'c_total', help: 'x' }), /registered twice/);
+  });
+
+  it('runs collectors before each scrape; a failing one is reported and the others still render', async () => {
+    const registry = new MetricRegistry();
+    const depth = registry.gauge<'kind'>({ name: 'depth', help: 'x', labelNames: ['kind'] });
+    let rows = [{ labels: { kind: 'image' }, value: 3 }, { labels: { kind: 'video' }, value: 1 }];
+    registry.collect(() => depth.replaceAll(rows));
+    registry.collect(() => {
+      throw new Error('table gone');
+    });
+    const errors: unknown[] = [];
+    let scrape = parseScrape(await registry.render((error) => errors.push(error)));
+    assert.equal(valueOf(scrape, 'depth', { kind: 'image' }), 3);
+    assert.equal(errors.length, 1);
+    rows = [{ labels: { kind: 'video' }, value: 2 }];
+    scrape = parseScrape(await registry.render());
+    assert.equal(valueOf(scrape, 'depth', { kind: 'image' }), 0, 'a series no longer reported reads 0');
+    assert.equal(valueOf(scrape, 'depth', { kind: 'video' }), 2);
+  });
+});
+
+describe('engine call instrumentation', () => {
+  const calls: [string, string, number][] = [];
+  const errors: [string, string, string][] = [];
+  const observer: EngineCallObserver = {
+    engineCall: (model, capability, seconds) => calls.push([model, capability, seconds]),
+    engineError: (model, capability, code) => errors.push([model, capability, code]),
+  };
+
+  it('times calls and whole streams, counts error codes, and leaves out calls the caller aborted', async () => {
+    let fail: Error | undefined;
+    const backend = instrumentBackend(
+      {
+        chat: {
+          async generate() {
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            if (fail !== undefined) throw fail;
+            return { text: 'hi' } as never;
+          },
+          async *stream(): AsyncGenerator<ChatStreamPart> {
+            yield { type: 'text', text: 'a' };
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            if (fail !== undefined) throw fail;
+            yield { type: 'finish', reason: 'stop', usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0 } } as ChatStreamPart;
+          },
+        },
+      },
+      'glm-4.7',
+      observer,
+    );
+    assert.equal(backend.image, undefined, 'a capability the engine lacks stays absent');
+    const request = (signal: AbortSignal) => ({ signal }) as unknown as ChatRequest;
+    await backend.chat?.generate(request(new AbortController().signal));
+    for await (const part of backend.chat?.stream(request(new AbortController().signal)) ?? []) assert.ok(part);
+    assert.equal(calls.length, 2);
+    assert.ok(calls.every(([model, capability, seconds]) => model === 'glm-4.7' && capability === 'chat' && seconds >= 0.025), JSON.stringify(calls));
+
+    fail = new ApiError('1234', 'engine down');
+    await assert.rejects(backend.chat?.generate(request(new AbortController().signal)) ?? Promise.resolve(), /engine down/);
+    fail = new TypeError('broken');
+    await assert.rejects(async () => {
+      for await (const part of backend.chat?.stream(request(new AbortController().signal)) ?? []) assert.ok(part);
+    }, /broken/);
+    assert.deepEqual(errors, [
+      ['glm-4.7', 'chat', '1234'],
+      ['glm-4.7', 'chat', 'TypeError'],
+    ]);
+
+    const aborted = new AbortController();
+    aborted.abort();
+    fail = new Error('aborted by the client');
+    const before = calls.length;
+    await assert.rejects(backend.chat?.generate(request(aborted.signal)) ?? Promise.resolve());
+    assert.equal(calls.length, before, 'an aborted call is not timed');
+    assert.equal(errors.length, 2, 'an aborted call is not an engine error');
+  });
+});
