@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readVideoImage } from '../../api/videos/video-images.ts';
-import { maxVideoImageBytes } from '../../api/videos/videos.checks.ts';
-import { maxVideoPromptLength } from '../../api/videos/videos.schema.ts';
+import { maxVideoImageBytes, maxVideoPromptLength } from '../../core/media/video-input-limits.ts';
+import { readVideoImage } from '../../tools/media/video-input-image.ts';
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
 import type { StoredInputImage, VideoJob } from '../../core/media/generate-video.ts';
 import { extensionOf } from '../../core/media/media-blobs.ts';

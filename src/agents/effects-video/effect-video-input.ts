@@ -1,5 +1,5 @@
 import { invalidField } from '../../core/errors/api-error.ts';
-import type { VideoImage } from '../../api/videos/videos.checks.ts';
+import type { VideoImage } from '../../core/media/video-input-limits.ts';
 import type { AgentMessage } from '../agent.ts';
 
 /** What the effects-video agent takes from the conversation: the photo to animate and the user's words. */

@@ -2,7 +2,7 @@ import { invalidField } from '../../core/errors/api-error.ts';
 import type { ProbedAudio } from '../../tools/media/audio-probe.ts';
 import { probeAudio } from '../../tools/media/audio-probe.ts';
 import type { ReceivedFile } from '../../http/multipart.ts';
-import { parseInlineData } from '../shared/inline-data.ts';
+import { parseInlineData } from '../../core/media/inline-data.ts';
 import type { AudioTranscriptionFields } from './audio.schema.ts';
 
 /** The spec's limit on the length of one transcription. */

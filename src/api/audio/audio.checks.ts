@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
 import type { ReceivedFile } from '../../http/multipart.ts';
-import { parseInlineData } from '../shared/inline-data.ts';
+import { parseInlineData } from '../../core/media/inline-data.ts';
 import { audioExtensions, maxAudioBytes, type AudioTranscriptionFields } from './audio.schema.ts';
 
 /** Content types that stand for wav or mp3 when the file name has no extension. */

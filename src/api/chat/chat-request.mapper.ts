@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool } from '../../core/chat/chat-types.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { chatModelRules, effectiveThinking } from '../../core/models/chat-model-rules.ts';
-import { inlineHead, parseInlineData } from '../shared/inline-data.ts';
+import { inlineHead, parseInlineData } from '../../core/media/inline-data.ts';
 import type { ContentPart as WireContentPart, ChatMessage as WireChatMessage } from '../shared/message.schema.ts';
 import type { ChatCompletionRequest } from './chat.schema.ts';
 

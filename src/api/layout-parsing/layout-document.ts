@@ -1,7 +1,7 @@
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
 import type { DocumentFormat } from '../../core/ocr/layout-parser.ts';
 import type { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
-import { parseInlineData } from '../shared/inline-data.ts';
+import { parseInlineData } from '../../core/media/inline-data.ts';
 import { checkDocument } from './layout-parsing.checks.ts';
 import { maxPdfBytes } from './layout-parsing.schema.ts';
 

@@ -2,7 +2,7 @@ import { invalidField } from '../../core/errors/api-error.ts';
 import type { ModelEntry } from '../../core/config/config.schema.ts';
 import type { DocumentFormat } from '../../core/ocr/layout-parser.ts';
 import { platformModels } from '../../core/models/platform-models.ts';
-import { inlineHead, parseInlineData, type InlineData } from '../shared/inline-data.ts';
+import { inlineHead, parseInlineData, type InlineData } from '../../core/media/inline-data.ts';
 import { maxImageBytes, maxPdfBytes, type LayoutParsingRequest } from './layout-parsing.schema.ts';
 
 const pngSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

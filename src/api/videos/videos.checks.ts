@@ -1,17 +1,11 @@
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
-import { parseInlineData } from '../shared/inline-data.ts';
+import { parseInlineData } from '../../core/media/inline-data.ts';
+import { maxVideoImageBytes, type VideoImage } from '../../core/media/video-input-limits.ts';
 import type { VideoGenerationRequest, VideoImageInput } from './videos.schema.ts';
 
-/** Spec Limits: a video input image is at most 5M; read as 5 MiB of decoded bytes. */
-export const maxVideoImageBytes = 5 * 1024 * 1024;
 
 const sourceForms = "an http(s) URL, a 'data:image/png|jpeg|jpg;base64,' URL, or base64 image data";
 
-/** One input image with the dotted path that names it in errors. */
-export interface VideoImage {
-  readonly field: string;
-  readonly source: string;
-}
 
 /** The video rules JSON Schema cannot state: prompt or image required, image forms, frame mode. */
 export function checkVideoRequest(body: VideoGenerationRequest): void {

@@ -8,8 +8,9 @@ import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
 import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
 import { AsyncTaskSubmission } from '../async-result/async-task.schema.ts';
 import { responses } from '../shared/common.schema.ts';
-import { readVideoImage } from './video-images.ts';
-import { checkVideoRequest, listVideoImages, maxVideoImageBytes } from './videos.checks.ts';
+import { maxVideoImageBytes } from '../../core/media/video-input-limits.ts';
+import { readVideoImage } from '../../tools/media/video-input-image.ts';
+import { checkVideoRequest, listVideoImages } from './videos.checks.ts';
 import { toVideoJob } from './videos.mapper.ts';
 import { VideoGenerationRequest } from './videos.schema.ts';
 

@@ -1,3 +1,4 @@
+import { maxVideoPromptLength } from '../../core/media/video-input-limits.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
 
@@ -5,7 +6,6 @@ export const videoQualities = ['speed', 'quality'] as const;
 
 export const videoSizes = ['1280x720', '720x1280', '1024x1024', '1920x1080', '1080x1920', '2048x1080', '3840x2160'] as const;
 
-export const maxVideoPromptLength = 512;
 
 /** At most two images: the first frame and the last frame (spec image_url row). */
 export const maxVideoImages = 2;

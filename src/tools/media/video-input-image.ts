@@ -1,8 +1,8 @@
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
-import type { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
-import { imageTypeOf } from '../../tools/media/media-signature.ts';
-import { parseInlineData } from '../shared/inline-data.ts';
-import { maxVideoImageBytes, type VideoImage } from './videos.checks.ts';
+import type { GuardedFetcher } from '../fetch/guarded-fetcher.ts';
+import { imageTypeOf } from './media-signature.ts';
+import { parseInlineData } from '../../core/media/inline-data.ts';
+import { maxVideoImageBytes, type VideoImage } from '../../core/media/video-input-limits.ts';
 
 /** Fetching one input image should take seconds; a slow host is the client's problem, reported as such. */
 const imageFetchTimeoutMs = 30_000;
