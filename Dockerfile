@@ -27,7 +27,8 @@ ENV NODE_ENV=production \
     MODEL_PLATFORM_DATA_DIR=/data
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
-COPY package.json package-lock.json ./
+# tsconfig.json: tsx compiles the sources with the same settings as in development.
+COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 # The data folder (SQLite, master key, local blobs) belongs to the unprivileged `node` user.
