@@ -69,8 +69,10 @@ export class RedisLimiter implements Limiter {
   readonly #redis: Redis & LimiterCommands;
 
   constructor(redisUrl: string) {
-    // Fail a command after one reconnection attempt instead of queueing requests behind a dead Redis.
-    const redis = new Redis(redisUrl, { keyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: true });
+    // Fail a command after one reconnection attempt instead of queueing requests behind a dead Redis;
+    // connect on first use, so commands that never admit a request (the CLI) never connect.
+    const redis = new Redis(redisUrl, { keyPrefix, maxRetriesPerRequest: 1, lazyConnect: true });
+    // Connection trouble surfaces where it matters: the command that fails (a 500 for that request).
     redis.on('error', () => undefined);
     redis.defineCommand('limitsCheck', { numberOfKeys: 4, lua: checkScript });
     redis.defineCommand('limitsRenew', { numberOfKeys: 1, lua: renewScript });
@@ -118,6 +120,11 @@ export class RedisLimiter implements Limiter {
   }
 
   async close(): Promise<void> {
+    // quit() waits for a connection that may never come back; a Redis that is gone is just dropped.
+    if (this.#redis.status !== 'ready') {
+      this.#redis.disconnect();
+      return;
+    }
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 }

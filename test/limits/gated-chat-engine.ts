@@ -71,7 +71,7 @@ export async function startGatedChatEngine(): Promise<GatedChatEngine> {
 }
 
 function gate(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => undefined as void;
+  let resolve: () => void = () => undefined;
   const promise = new Promise<void>((done) => {
     resolve = done;
   });
