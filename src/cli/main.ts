@@ -5,6 +5,7 @@ import { runIndex } from './index.command.ts';
 import { runKeys } from './keys.command.ts';
 import { runMigrate } from './migrate.command.ts';
 import { runServe } from './serve.command.ts';
+import { runUsage } from './usage.command.ts';
 import { runWorker } from './worker.command.ts';
 
 const usage = `Usage: model-platform <command> [options]
@@ -24,12 +25,16 @@ Commands:
   config check [--config FILE]                   validate the config file and exit
   index add <url|file|dir|sitemap>... [--refresh]  add pages to the local search index
   index remove <url|prefix*>                     remove a page, or every page under a prefix
+  usage report [--by day|key|model|endpoint]     usage sums by UTC day, key, model, endpoint (or
+        [--from YYYY-MM-DD] [--to YYYY-MM-DD]    several: --by key,model); last 30 days by default
+        [--format table|csv]
 
 Environment: PORT, HOST, MODEL_PLATFORM_DATA_DIR, MODEL_PLATFORM_CONFIG,
 MODEL_PLATFORM_BOOTSTRAP_KEY, MODEL_PLATFORM_MASTER_KEY, DATABASE_URL, REDIS_URL,
 MODEL_PLATFORM_PUBLIC_URL, MODEL_PLATFORM_WORKER_CONCURRENCY, MODEL_PLATFORM_BLOB_RETENTION_DAYS,
 MODEL_PLATFORM_BLOB_URL_TTL, S3_BUCKET, S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID,
-S3_SECRET_ACCESS_KEY, S3_PUBLIC_ENDPOINT, MODEL_PLATFORM_METRICS_TOKEN`;
+S3_SECRET_ACCESS_KEY, S3_PUBLIC_ENDPOINT, MODEL_PLATFORM_METRICS_TOKEN, MODEL_PLATFORM_USAGE_RETENTION_DAYS,
+MODEL_PLATFORM_TASK_LEASE_SECONDS`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -44,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
       policy: { type: 'string' },
       'no-workers': { type: 'boolean' },
       refresh: { type: 'boolean' },
+      by: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      format: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -61,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
       return runMigrate(values);
     case 'keys':
       return runKeys(rest, values);
+    case 'usage':
+      return runUsage(rest, values);
     case 'index':
       return runIndex(rest, values);
     case 'config':

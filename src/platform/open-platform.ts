@@ -8,6 +8,8 @@ import { EngineRegistry } from '../core/engines/engine-registry.ts';
 import { ModelResolver } from '../core/models/model-resolver.ts';
 import { zeroConfigModels } from '../core/models/zero-config-models.ts';
 import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
+import { startUsageRetention } from '../core/usage/usage-retention.ts';
+import { taskUsage } from '../core/usage/task-usage.ts';
 import type { KeyAdmin } from '../admin/key-admin.ts';
 import type { Admission } from '../core/limits/admission.ts';
 import { withCreditHolds } from '../core/limits/credit-holding-tasks.ts';
@@ -80,7 +82,7 @@ export interface Platform {
   readonly metrics: PlatformMetrics;
   /** The dependencies /readyz checks: database, Redis (when set), object store. */
   readonly readiness: Readiness;
-  /** Starts this process's task workers and the retention sweepers (generated media, uploaded files). */
+  /** Starts this process's task workers and the retention sweepers (generated media, uploaded files, usage ledger days). */
   startWorkers(): void;
   /** Revokes a key in storage and in this process's auth cache, so it is refused at once. */
   revokeKey(id: string): Promise<boolean>;
@@ -136,15 +138,22 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     database,
     redisUrl: settings.redisUrl,
     concurrency: settings.workerConcurrency,
-    onTaskFinished: (kind, outcome) => metrics.taskFinished(kind, outcome),
+    onTaskFinished: (kind, outcome, task, result) => {
+      metrics.taskFinished(kind, outcome);
+      // Generated images and videos count in the ledger when their task succeeds, once (the fenced write's worker).
+      const record = outcome === 'success' ? taskUsage(task, result) : undefined;
+      if (record !== undefined) usage.record(record);
+    },
     handlers:
       options.taskHandlers ??
       createMediaTaskHandlers({ engines, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
-    ...(options.taskTuning === undefined ? {} : { tuning: options.taskTuning }),
+    // The lease from the settings (how soon a killed worker's task is taken over), heartbeats three to a lease.
+    tuning: { leaseMs: settings.taskLeaseSeconds * 1000, heartbeatMs: (settings.taskLeaseSeconds * 1000) / 3, ...options.taskTuning },
   }), limits.admission);
   const agents = createAgents({ config, engines, tasks, blobs, files, conversations: new AgentConversationRepository(database) });
   let stopSweeper: (() => Promise<void>) | undefined;
   let stopFileSweeper: (() => Promise<void>) | undefined;
+  let stopUsageRetention: (() => Promise<void>) | undefined;
   return {
     settings,
     config,
@@ -173,6 +182,8 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       // Uploaded files keep their own 180-day retention: the media sweeper leaves `files/` alone.
       stopSweeper ??= startBlobSweeper(blobs, { retentionDays: settings.blobRetentionDays, keepPrefixes: [fileBlobPrefix] });
       stopFileSweeper ??= startFileRetentionSweeper(files);
+      // The usage ledger's days: the coming ones prepared (PostgreSQL partitions), those past retention dropped.
+      stopUsageRetention ??= startUsageRetention(ledger, { retentionDays: settings.usageRetentionDays });
     },
     async revokeKey(id) {
       const revoked = await keys.revoke(id);
@@ -185,6 +196,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       await Promise.all(Object.values(agents).map((agent) => agent.close?.()));
       await stopSweeper?.();
       await stopFileSweeper?.();
+      await stopUsageRetention?.();
       await blobs.close();
       await usage.close();
       await limits.close();

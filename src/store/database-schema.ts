@@ -31,17 +31,46 @@ export interface CreditHoldTable {
   updated_at: number;
 }
 
-/** Table `usage_records`: the append-only usage ledger, one row per completed call. */
+/**
+ * Table `usage_records`: the append-only usage ledger, one row per completed call (0009: the UTC
+ * `day` and the non-token units; on PostgreSQL partitioned by day, src/store/usage/usage-partitions.ts).
+ */
 export interface UsageRecordTable {
   id: string;
   key_id: string;
   model: string;
   endpoint: string;
   request_id: string;
+  /** The UTC day of created_at, `YYYY-MM-DD`. */
+  day: string;
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  pages: number;
+  audio_seconds: number;
+  images: number;
+  videos: number;
+  searches: number;
+  urls_read: number;
   created_at: number;
+}
+
+/** Table `usage_daily`: the ledger summed by day, key, model and endpoint, kept with it (0009); the reports read it. */
+export interface UsageDailyTable {
+  day: string;
+  key_id: string;
+  model: string;
+  endpoint: string;
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  pages: number;
+  audio_seconds: number;
+  images: number;
+  videos: number;
+  searches: number;
+  urls_read: number;
 }
 
 /** Table `reader_cache`: read pages by URL and output options (src/tools/reader), until `expires_at`. */
@@ -131,6 +160,7 @@ export interface FileTable {
 export interface DatabaseSchema {
   api_keys: ApiKeyTable;
   usage_records: UsageRecordTable;
+  usage_daily: UsageDailyTable;
   reader_cache: ReaderCacheTable;
   search_documents: SearchDocumentTable;
   tasks: TaskTable;

@@ -1,10 +1,36 @@
 import { randomUUID } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import type { UsageLedgerHousekeeping } from '../core/usage/usage-retention.ts';
 import type { UsageRecord } from '../core/usage/usage-record.ts';
 import type { Database } from './database.ts';
+import type { DatabaseSchema, UsageDailyTable, UsageRecordTable } from './database-schema.ts';
+import { dayMs, dayNumber, utcDay } from './usage/usage-day.ts';
+import { createDayPartitions, dropDayPartitionsBefore } from './usage/usage-partitions.ts';
 
-/** The usage ledger in the database: written in batches, read by key. */
-export class UsageRepository {
+/** The summed columns of a ledger row, in the order of the daily rollup. */
+const summed = [
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'pages',
+  'audio_seconds',
+  'images',
+  'videos',
+  'searches',
+  'urls_read',
+] as const satisfies readonly (keyof UsageRecordTable & keyof UsageDailyTable)[];
+
+/**
+ * The usage ledger in the database: append-only rows written in batches by the UsageRecorder,
+ * each batch atomic with its daily rollups (`usage_daily`), so the reports never see half a
+ * batch: on PostgreSQL one transaction adds the batch's sums; on SQLite the batch is one INSERT
+ * whose trigger adds each row (migration 0009). Nothing updates or deletes a row except
+ * retention, whole days at a time: on PostgreSQL by dropping the day's partition, on SQLite by a DELETE.
+ */
+export class UsageRepository implements UsageLedgerHousekeeping {
   readonly #database: Database;
+  /** Days whose partition this process has made sure of (PostgreSQL). */
+  readonly #preparedDays = new Set<number>();
 
   constructor(database: Database) {
     this.#database = database;
@@ -12,22 +38,16 @@ export class UsageRepository {
 
   async insertMany(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    await this.#database.db
-      .insertInto('usage_records')
-      .values(
-        records.map((record) => ({
-          id: randomUUID(),
-          key_id: record.keyId,
-          model: record.model,
-          endpoint: record.endpoint,
-          request_id: record.requestId,
-          prompt_tokens: record.promptTokens,
-          completion_tokens: record.completionTokens,
-          cached_tokens: record.cachedTokens,
-          created_at: record.createdAt,
-        })),
-      )
-      .execute();
+    const rows = records.map(toRow);
+    if (this.#database.dialect !== 'postgres') {
+      await this.#database.db.insertInto('usage_records').values(rows).execute();
+      return;
+    }
+    await this.#prepare(records.map((record) => dayNumber(record.createdAt)));
+    await this.#database.db.transaction().execute(async (transaction) => {
+      await transaction.insertInto('usage_records').values(rows).execute();
+      await addToRollups(transaction, rows);
+    });
   }
 
   async listForKey(keyId: string): Promise<UsageRecord[]> {
@@ -45,7 +65,96 @@ export class UsageRepository {
       promptTokens: Number(row.prompt_tokens),
       completionTokens: Number(row.completion_tokens),
       cachedTokens: Number(row.cached_tokens),
+      units: {
+        pages: Number(row.pages),
+        audioSeconds: Number(row.audio_seconds),
+        images: Number(row.images),
+        videos: Number(row.videos),
+        searches: Number(row.searches),
+        urlsRead: Number(row.urls_read),
+      },
       createdAt: Number(row.created_at),
     }));
   }
+
+  async prepareDays(now: number, daysAhead: number): Promise<void> {
+    if (this.#database.dialect !== 'postgres') return;
+    const today = dayNumber(now);
+    await this.#prepare(Array.from({ length: daysAhead + 1 }, (_unused, index) => today + index), true);
+  }
+
+  /** PostgreSQL: partitions dropped; SQLite: rows deleted. */
+  async dropDaysBefore(cutoffMs: number): Promise<number> {
+    const firstKeptDay = dayNumber(cutoffMs);
+    if (this.#database.dialect === 'postgres') {
+      for (const day of this.#preparedDays) if (day < firstKeptDay) this.#preparedDays.delete(day);
+      return dropDayPartitionsBefore(this.#database.db, firstKeptDay);
+    }
+    const deleted = await this.#database.db.deleteFrom('usage_records').where('day', '<', utcDay(firstKeptDay * dayMs)).executeTakeFirst();
+    return Number(deleted.numDeletedRows);
+  }
+
+  /** Creates the partitions of these days unless this process already knows them (or `always`). */
+  async #prepare(days: readonly number[], always = false): Promise<void> {
+    const missing = always ? [...new Set(days)] : [...new Set(days)].filter((day) => !this.#preparedDays.has(day));
+    if (missing.length === 0) return;
+    await createDayPartitions(this.#database.db, missing);
+    for (const day of missing) this.#preparedDays.add(day);
+  }
+}
+
+function toRow(record: UsageRecord): UsageRecordTable {
+  const units = record.units ?? {};
+  return {
+    id: randomUUID(),
+    key_id: record.keyId,
+    model: record.model,
+    endpoint: record.endpoint,
+    request_id: record.requestId,
+    day: utcDay(record.createdAt),
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    cached_tokens: record.cachedTokens,
+    pages: units.pages ?? 0,
+    audio_seconds: units.audioSeconds ?? 0,
+    images: units.images ?? 0,
+    videos: units.videos ?? 0,
+    searches: units.searches ?? 0,
+    urls_read: units.urlsRead ?? 0,
+    created_at: record.createdAt,
+  };
+}
+
+/**
+ * PostgreSQL: adds the batch's sums to the daily rollups, one row per day, key, model and endpoint,
+ * upserted in key order, so two nodes writing batches at once lock the rollup rows in the same order.
+ */
+async function addToRollups(transaction: Transaction<DatabaseSchema>, rows: readonly UsageRecordTable[]): Promise<void> {
+  const sums = new Map<string, UsageDailyTable>();
+  for (const row of rows) {
+    const group = JSON.stringify([row.day, row.key_id, row.model, row.endpoint]);
+    const sum = sums.get(group) ?? {
+      day: row.day,
+      key_id: row.key_id,
+      model: row.model,
+      endpoint: row.endpoint,
+      calls: 0,
+      ...Object.fromEntries(summed.map((column) => [column, 0])),
+    } as UsageDailyTable;
+    sum.calls += 1;
+    for (const column of summed) sum[column] += row[column];
+    sums.set(group, sum);
+  }
+  const ordered = [...sums.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, sum]) => sum);
+  await transaction
+    .insertInto('usage_daily')
+    .values(ordered)
+    .onConflict((conflict) =>
+      conflict.columns(['day', 'key_id', 'model', 'endpoint']).doUpdateSet(
+        Object.fromEntries(
+          (['calls', ...summed] as const).map((column) => [column, sql<number>`${sql.ref(`usage_daily.${column}`)} + ${sql.ref(`excluded.${column}`)}`]),
+        ),
+      ),
+    )
+    .execute();
 }

@@ -12,8 +12,12 @@ export type RunOutcome =
   /** The lease was lost (or the database refused the write): whoever holds it now decides. */
   | { readonly kind: 'abandoned' };
 
-/** Hears of each task this worker ended: succeeded, failed for good, or timed out (the metrics). */
-export type TaskFinishedListener = (kind: string, outcome: TaskOutcome) => void;
+/**
+ * Hears of each task this worker ended: succeeded, failed for good, or timed out (the metrics),
+ * with the task and, on success, the handler's result (the usage ledger). Called only when this
+ * worker's fenced write of the outcome went through: once per task, whichever worker ends it.
+ */
+export type TaskFinishedListener = (kind: string, outcome: TaskOutcome, task: QueuedTask, result: unknown) => void;
 
 class Deadline extends Error {}
 class LeaseLost extends Error {}
@@ -70,11 +74,11 @@ export class TaskRunner {
     try {
       const settled = await settle(handler, task, signal);
       if (settled.ok) {
-        return this.#counted(task.kind, 'success', await this.#write(fence, 'result', () => this.#repository.complete(fence, settled.value, Date.now()), { kind: 'finished' }));
+        return this.#counted(task, 'success', await this.#write(fence, 'result', () => this.#repository.complete(fence, settled.value, Date.now()), { kind: 'finished' }), settled.value);
       }
       if (leaseLost.signal.aborted) return { kind: 'abandoned' };
       if (deadline.signal.aborted) {
-        return this.#counted(task.kind, 'timeout', await this.#write(fence, 'timeout', () => this.#repository.fail(fence, timedOutError, Date.now()), { kind: 'finished' }));
+        return this.#counted(task, 'timeout', await this.#write(fence, 'timeout', () => this.#repository.fail(fence, timedOutError, Date.now()), { kind: 'finished' }));
       }
       if (shutdown.aborted) {
         return await this.#write(fence, 'release', () => this.#repository.release(fence, Date.now()), { kind: 'released' });
@@ -94,12 +98,12 @@ export class TaskRunner {
     if (failure.retryable && task.attempts < this.#tuning.maxAttempts && runAfter < task.deadlineAt) {
       return this.#write(fence, 'retry', () => this.#repository.retryLater(fence, runAfter, failure.error, now), { kind: 'retry', runAfter });
     }
-    return this.#counted(task.kind, 'fail', await this.#write(fence, 'failure', () => this.#repository.fail(fence, failure.error, now), { kind: 'finished' }));
+    return this.#counted(task, 'fail', await this.#write(fence, 'failure', () => this.#repository.fail(fence, failure.error, now), { kind: 'finished' }));
   }
 
   /** Reports a run that ended the task (its outcome written under this worker's lease). */
-  #counted(kind: string, outcome: TaskOutcome, result: RunOutcome): RunOutcome {
-    if (result.kind === 'finished') this.#onFinished(kind, outcome);
+  #counted(task: QueuedTask, outcome: TaskOutcome, result: RunOutcome, value?: unknown): RunOutcome {
+    if (result.kind === 'finished') this.#onFinished(task.kind, outcome, task, value);
     return result;
   }
 

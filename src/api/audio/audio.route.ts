@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TranscriptionRequest } from '../../core/media/transcriber.ts';
+import { callUsage } from '../../core/usage/call-usage.ts';
 import { admitLateCall } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -47,12 +48,24 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
         signal: abortOnDisconnect(reply),
       };
       const header = { id: randomUUID(), created: Math.floor(Date.now() / 1000), model: fields.model };
+      // Audio is counted by its length, read from the bytes (audio-input.ts), once the transcript is complete.
+      const recordUsage = () =>
+        deps.usage.record(
+          callUsage({
+            keyId: request.apiKey?.id ?? '',
+            model: fields.model,
+            endpoint: 'audio.transcriptions',
+            requestId: request.requestId,
+            units: { audioSeconds: audio.durationSeconds },
+          }),
+        );
       if (fields.stream === true) {
         const deltas = transcriber.stream?.(transcription) ?? wholeTextAsDelta(transcriber.transcribe(transcription));
-        await relayTranscriptionStream(deltas, header, new SseWriter(request, reply));
+        if (await relayTranscriptionStream(deltas, header, new SseWriter(request, reply))) recordUsage();
         return reply;
       }
       const { text } = await transcriber.transcribe(transcription);
+      recordUsage();
       return { id: header.id, created: header.created, request_id: request.requestId, model: fields.model, text };
     },
   );

@@ -11,24 +11,27 @@ export interface TranscriptionHeader {
  * Relays transcript deltas as platform frames (platform-facts §3.4): one
  * `transcript.text.delta` frame per delta, then `transcript.text.done` carrying both an empty
  * delta and the full text, then `[DONE]`. The first delta is awaited before any byte is sent, so
- * an engine that fails at once gets a real HTTP status; later failures travel in-band.
+ * an engine that fails at once gets a real HTTP status; later failures travel in-band. True when
+ * the whole transcript was sent (the call completed), false when it failed or the client left.
  */
-export async function relayTranscriptionStream(deltas: AsyncIterable<string>, header: TranscriptionHeader, writer: SseWriter): Promise<void> {
+export async function relayTranscriptionStream(deltas: AsyncIterable<string>, header: TranscriptionHeader, writer: SseWriter): Promise<boolean> {
   const iterator = deltas[Symbol.asyncIterator]();
   let next = await iterator.next();
   writer.open();
   let text = '';
   try {
     for (; !next.done; next = await iterator.next()) {
-      if (!writer.writable) return;
+      if (!writer.writable) return false;
       if (next.value === '') continue;
       text += next.value;
       await writer.send({ ...header, type: 'transcript.text.delta', delta: next.value });
     }
     await writer.send({ ...header, type: 'transcript.text.done', delta: '', text });
+    return true;
   } catch (error) {
-    if (!writer.writable) return;
+    if (!writer.writable) return false;
     await writer.send((error instanceof ApiError ? error : new ApiError('500')).toBody());
+    return false;
   } finally {
     await iterator.return?.();
     await writer.end();

@@ -58,6 +58,8 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
           endpoint: 'chat.completions',
           requestId: request.requestId,
           ...usage,
+          // The web_search tool ran one search for this answer.
+          ...(searchTool === undefined ? {} : { units: { searches: 1 } }),
           createdAt: Date.now(),
         });
       if (body.stream === true) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateImages } from '../../core/media/generate-images.ts';
+import { callUsage } from '../../core/usage/call-usage.ts';
 import { defaultImageTimeoutMs, taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -28,6 +29,9 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
       const stored = await generateImages(deps, toImageJob(body), { id: randomUUID(), asyncTask: false, signal: abortOnDisconnect(reply) });
       const origin = requestOrigin(request);
       const urls = await Promise.all(stored.keys.map((key) => deps.blobs.downloadUrl(key, origin)));
+      deps.usage.record(
+        callUsage({ keyId: request.apiKey?.id ?? '', model: body.model, endpoint: 'images.generations', requestId: request.requestId, units: { images: urls.length } }),
+      );
       return toImageResponse(urls, stored.contentFilter);
     },
   );

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { callUsage } from '../../core/usage/call-usage.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
@@ -50,7 +51,7 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
         needVisualization: body.need_layout_visualization === true,
         signal,
       });
-      return toLayoutResponse(result, {
+      const answer = await toLayoutResponse(result, {
         id: randomUUID(),
         created: Math.floor(Date.now() / 1000),
         model: body.model,
@@ -59,6 +60,19 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
         blobs: deps.blobs,
         origin: requestOrigin(request),
       });
+      deps.usage.record(
+        callUsage({
+          keyId: request.apiKey?.id ?? '',
+          // The name the engines know: glm-ocr in any letter case counts as one model.
+          model,
+          endpoint: 'layout_parsing',
+          requestId: request.requestId,
+          promptTokens: result.usage.promptTokens,
+          completionTokens: result.usage.completionTokens,
+          units: { pages: answer.data_info.num_pages },
+        }),
+      );
+      return answer;
     },
   );
 }

@@ -1,8 +1,9 @@
+import { callUsage } from '../../core/usage/call-usage.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkReaderRequest } from './reader.checks.ts';
-import { toReadOptions, toReaderResponse } from './reader.mapper.ts';
+import { readerModelName, toReadOptions, toReaderResponse } from './reader.mapper.ts';
 import { ReaderRequest, ReaderResponse } from './reader.schema.ts';
 
 export function registerReaderRoutes(app: App, deps: AppDependencies): void {
@@ -21,6 +22,9 @@ export function registerReaderRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkReaderRequest(body);
       const result = await deps.reader.read(body.url, toReadOptions(body, abortOnDisconnect(reply)));
+      deps.usage.record(
+        callUsage({ keyId: request.apiKey?.id ?? '', model: readerModelName, endpoint: 'reader', requestId: request.requestId, units: { urlsRead: 1 } }),
+      );
       return toReaderResponse(result, request.requestId);
     },
   );

@@ -1,3 +1,4 @@
+import { callUsage } from '../../core/usage/call-usage.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -29,6 +30,8 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
         tools: toFunctionTools(body.tools ?? []),
         signal: abortOnDisconnect(reply),
       });
+      // A counted call, not consumed tokens: token quotas and token prices must not see the prompt as used.
+      deps.usage.record(callUsage({ keyId: request.apiKey?.id ?? '', model: body.model, endpoint: 'tokenizer', requestId: request.requestId }));
       return {
         id: `tok-${generateRequestId()}`,
         created: Math.floor(Date.now() / 1000),

@@ -1,3 +1,4 @@
+import { callUsage } from '../../core/usage/call-usage.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { generateRequestId } from '../../http/request-id.ts';
@@ -23,6 +24,9 @@ export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
       checkWebSearchRequest(body);
       const searcher = deps.engines.search(body.search_engine);
       const answer = await searcher.search(toSearchQuery(body, abortOnDisconnect(reply)));
+      deps.usage.record(
+        callUsage({ keyId: request.apiKey?.id ?? '', model: body.search_engine, endpoint: 'web_search', requestId: request.requestId, units: { searches: 1 } }),
+      );
       const header = { id: generateRequestId(), created: Math.floor(Date.now() / 1000), requestId: request.requestId };
       return toWebSearchResponse(header, answer, body.search_intent === true);
     },

@@ -24,6 +24,10 @@ export interface Settings {
   readonly blobRetentionDays: number;
   /** How long a download URL stays valid, in seconds. */
   readonly blobUrlTtlSeconds: number;
+  /** Usage ledger rows older than this many days are dropped (whole days; the daily rollups stay); 0 keeps them. */
+  readonly usageRetentionDays: number;
+  /** How long a worker's claim on a task holds without a heartbeat: a killed worker's task is taken over this long after. */
+  readonly taskLeaseSeconds: number;
 }
 
 export interface S3Settings {
@@ -79,6 +83,8 @@ export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlag
     s3: readS3Settings(environment),
     blobRetentionDays: readInteger(environment, 'MODEL_PLATFORM_BLOB_RETENTION_DAYS', 30, 0, 100_000),
     blobUrlTtlSeconds: readInteger(environment, 'MODEL_PLATFORM_BLOB_URL_TTL', 86_400, 1, maxUrlTtlSeconds),
+    usageRetentionDays: readInteger(environment, 'MODEL_PLATFORM_USAGE_RETENTION_DAYS', 400, 0, 100_000),
+    taskLeaseSeconds: readInteger(environment, 'MODEL_PLATFORM_TASK_LEASE_SECONDS', 30, 3, 3600),
   };
 }
 

@@ -1,3 +1,19 @@
+/**
+ * Work a call did that is not tokens, each counted per call (absent is 0): layout-parsed pages,
+ * seconds of transcribed audio, generated images and videos, web searches and URLs read.
+ */
+export interface UsageUnits {
+  readonly pages?: number;
+  readonly audioSeconds?: number;
+  readonly images?: number;
+  readonly videos?: number;
+  readonly searches?: number;
+  readonly urlsRead?: number;
+}
+
+/** Every unit of UsageUnits, in the order the ledger and the reports list them. */
+export const usageUnitNames = ['pages', 'audioSeconds', 'images', 'videos', 'searches', 'urlsRead'] as const satisfies readonly (keyof UsageUnits)[];
+
 /** One completed call, as the usage ledger keeps it. */
 export interface UsageRecord {
   readonly keyId: string;
@@ -8,5 +24,7 @@ export interface UsageRecord {
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly cachedTokens: number;
+  /** Non-token work of the call; absent for calls measured in tokens only. */
+  readonly units?: UsageUnits;
   readonly createdAt: number;
 }

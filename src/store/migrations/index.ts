@@ -7,6 +7,7 @@ import * as tasks from './0005-tasks.ts';
 import * as files from './0006-files.ts';
 import * as agentConversations from './0007-agent-conversations.ts';
 import * as keyPolicies from './0008-key-policies.ts';
+import * as usageLedger from './0009-usage-ledger.ts';
 
 /** Every migration, in order; the names are recorded in the database and must never change. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-files': files,
   '0007-agent-conversations': agentConversations,
   '0008-key-policies': keyPolicies,
+  '0009-usage-ledger': usageLedger,
 };
