@@ -8,6 +8,7 @@ import { defaultVideoTimeoutMs, taskDeadlineMarginMs } from '../../core/media/me
 import type { TaskRecord } from '../../core/tasks/task.ts';
 import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
 import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
+import { configuredAgentModel } from '../configured-model.ts';
 import type { Agent, AgentEvent, AgentInput, AgentServices, AsyncAgentResult } from '../agent.ts';
 import { effectTemplates, isEffectTemplateName, type EffectTemplateName } from './effect-templates.ts';
 import { readEffectVideoInput } from './effect-video-input.ts';
@@ -42,7 +43,7 @@ export function createEffectVideoAgent(services: AgentServices): EffectVideoAgen
   const guard = new SsrfGuard({ allow: services.config.fetch?.allow ?? [] });
 
   async function* run(input: AgentInput): AsyncIterable<AgentEvent> {
-    const model = videoModel(services);
+    const model = configuredAgentModel(services.config, agentId, 'video', 'cogvideox-3');
     const template = readTemplate(input.variables['template']);
     const { image, text } = readEffectVideoInput(input.messages);
     const prompt = effectPrompt(template, text);
@@ -92,19 +93,6 @@ export function createEffectVideoAgent(services: AgentServices): EffectVideoAgen
   }
 
   return { run, asyncResult };
-}
-
-/** The catalog's video model the agent is configured with; a clear 1221 naming the key when there is none. */
-function videoModel(services: AgentServices): string {
-  const model = services.config.agents?.vidu_template_agent?.model;
-  if (model === undefined) {
-    throw new ApiError(
-      '1221',
-      `The agent '${agentId}' has no video model configured. Add it to the config file (MODEL_PLATFORM_CONFIG), ` +
-        'for example: agents: { vidu_template_agent: { model: cogvideox-3 } }, naming a video model of models:.',
-    );
-  }
-  return model;
 }
 
 /** The route validated custom_variables already; this guards direct callers and a drifting schema. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { ApiError } from '../../core/errors/api-error.ts';
 import type { PageSize } from './page-sizes.ts';
+import { headlessChromiumArgs } from '../../tools/browser/headless-chromium-args.ts';
 
 interface Launched {
   readonly context: BrowserContext;
@@ -99,15 +100,7 @@ export class SlideRenderer {
         javaScriptEnabled: false,
         acceptDownloads: false,
         serviceWorkers: 'block',
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--host-resolver-rules=MAP * ~NOTFOUND',
-        ],
+        args: [...headlessChromiumArgs],
       });
       await context.route('**/*', (route) => route.abort('blockedbyclient').catch(() => undefined));
       return { context, profile };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, invalidField, notFound } from '../../core/errors/api-error.ts';
 import type { Agent, AgentEvent, AgentInput, AgentMessage, AgentServices, ConversationItem, ConversationQuery } from '../agent.ts';
+import { configuredAgentModel } from '../configured-model.ts';
 import { AgentUsageTally } from '../agent-usage-tally.ts';
 import type { AgentConversationStore } from '../conversation-store.ts';
 import { deckPageSize, posterPageSize, resolvePageSizes } from './page-sizes.ts';
@@ -38,7 +39,7 @@ export function createSlidesAgent(services: SlidesAgentServices): SlidesAgent {
   const renderer = new SlideRenderer(services.config.reader?.chromiumPath ?? defaultChromiumPath);
 
   async function* run(input: AgentInput): AsyncIterable<AgentEvent> {
-    const model = plannerModel(services);
+    const model = configuredAgentModel(services.config, agentId, 'chat', 'glm-4.7');
     const conversations = conversationStore(services);
     const instruction = instructionOf(input.messages);
     const chat = services.engines.chat(model);
@@ -87,19 +88,6 @@ export function createSlidesAgent(services: SlidesAgentServices): SlidesAgent {
   }
 
   return { run, conversation, close: () => renderer.close() };
-}
-
-/** The catalog's chat model the agent is configured with; a clear 1221 naming the key when there is none. */
-function plannerModel(services: SlidesAgentServices): string {
-  const model = services.config.agents?.slides_glm_agent?.model;
-  if (model === undefined) {
-    throw new ApiError(
-      '1221',
-      `The agent '${agentId}' has no chat model configured. Add it to the config file (MODEL_PLATFORM_CONFIG), ` +
-        'for example: agents: { slides_glm_agent: { model: glm-4.7 } }, naming a chat model of models:.',
-    );
-  }
-  return model;
 }
 
 function conversationStore(services: SlidesAgentServices): AgentConversationStore {

@@ -1,6 +1,7 @@
 import type { ChatModel } from '../../core/chat/chat-model.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import type { Agent, AgentEvent, AgentInput, AgentServices } from '../agent.ts';
+import { configuredAgentModel } from '../configured-model.ts';
 import { loadGlossary, matchingTerms } from './glossary.ts';
 import { runPipeline } from './pipeline-runner.ts';
 import { translationPipelines } from './translation-pipelines.ts';
@@ -21,14 +22,7 @@ export function createTranslationAgent(services: AgentServices): Agent {
 async function* translate(services: AgentServices, input: AgentInput): AsyncGenerator<AgentEvent> {
   const settings = readTranslationSettings(input.variables);
   const text = textToTranslate(input.messages);
-  const model = services.config.agents?.general_translation?.model;
-  if (model === undefined) {
-    throw new ApiError(
-      '1221',
-      `The agent 'general_translation' has no chat model configured. Set ${configKey} in the config file (MODEL_PLATFORM_CONFIG) ` +
-        'to a chat model of the catalog, for example: agents: { general_translation: { model: glm-4.7 } }.',
-    );
-  }
+  const model = configuredAgentModel(services.config, 'general_translation', 'chat', 'glm-4.7');
   const chat = agentChatModel(services, model);
   const glossary = settings.glossaryId === undefined ? [] : await loadGlossary(services.files, input.ownerKeyId, settings.glossaryId);
   const task = { text, settings, terms: matchingTerms(glossary, text) };

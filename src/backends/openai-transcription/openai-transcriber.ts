@@ -4,7 +4,6 @@ import type { Transcriber, Transcription, TranscriptionRequest } from '../../cor
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
 
-const contentTypes = { wav: 'audio/wav', mp3: 'audio/mpeg' } as const;
 
 /**
  * An OpenAI-compatible transcription server (`POST {baseUrl}/audio/transcriptions`: OpenAI,
@@ -36,16 +35,24 @@ export class OpenAiTranscriber implements Transcriber {
   }
 
   #form(request: TranscriptionRequest): FormData {
-    const form = new FormData();
-    const { bytes, format } = request.audio;
-    form.append('file', new Blob([bytes], { type: contentTypes[format] }), `audio.${format}`);
-    form.append('model', this.#upstreamModel);
+    const form = audioForm(request, this.#upstreamModel);
     form.append('response_format', 'json');
     const prompt = promptWithHotwords(request.prompt, request.hotwords);
     if (prompt !== undefined) form.append('prompt', prompt);
     for (const word of request.hotwords) form.append('hotwords', word);
     return form;
   }
+}
+
+const contentTypes = { wav: 'audio/wav', mp3: 'audio/mpeg' } as const;
+
+/** A multipart form with the audio file part and the upstream model name, as transcription servers take it. */
+export function audioForm(request: TranscriptionRequest, upstreamModel: string): FormData {
+  const form = new FormData();
+  const { bytes, format } = request.audio;
+  form.append('file', new Blob([bytes], { type: contentTypes[format] }), `audio.${format}`);
+  form.append('model', upstreamModel);
+  return form;
 }
 
 /** The prompt, with the hotwords appended as a comma-separated list (Whisper's way of learning words). */

@@ -1,10 +1,9 @@
-import { FormData } from 'undici';
+import type { FormData } from 'undici';
 import { ApiError } from '../../core/errors/api-error.ts';
 import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
 import { postForEvents, postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
+import { audioForm } from '../openai-transcription/openai-transcriber.ts';
 import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
-
-const contentTypes = { wav: 'audio/wav', mp3: 'audio/mpeg' } as const;
 
 /**
  * Transcription on the upstream platform's own `POST /audio/transcriptions`: the same multipart
@@ -48,10 +47,7 @@ export class ZaiTranscriber implements Transcriber {
   }
 
   #form(request: TranscriptionRequest, stream: boolean): FormData {
-    const form = new FormData();
-    const { bytes, format } = request.audio;
-    form.append('file', new Blob([bytes], { type: contentTypes[format] }), `audio.${format}`);
-    form.append('model', this.#upstreamModel);
+    const form = audioForm(request, this.#upstreamModel);
     if (request.prompt !== undefined) form.append('prompt', request.prompt);
     for (const word of request.hotwords) form.append('hotwords', word);
     if (stream) form.append('stream', 'true');

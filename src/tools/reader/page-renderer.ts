@@ -1,6 +1,7 @@
 import { chromium, type Browser, type Route } from 'playwright-core';
 import { ApiError } from '../../core/errors/api-error.ts';
 import type { FetchedResource, GuardedFetcher } from '../fetch/guarded-fetcher.ts';
+import { headlessChromiumArgs } from '../browser/headless-chromium-args.ts';
 
 export interface PageRendererOptions {
   readonly executablePath: string;
@@ -107,13 +108,7 @@ export class PageRenderer {
         executablePath: this.#options.executablePath,
         headless: true,
         args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--host-resolver-rules=MAP * ~NOTFOUND',
+          ...headlessChromiumArgs,
           '--proxy-server=http://proxy.invalid:1',
           '--proxy-bypass-list=<-loopback>',
           '--force-webrtc-ip-handling-policy',
