@@ -94,7 +94,7 @@ export class PaddleOcr {
     );
     // The classifier calls upright document lines "180°" with high confidence now and then (one
     // line in ten on rendered pages): a turned line is kept only when it also reads better.
-    const turned = regions.flatMap((region, index) => (upsideDown[index] === true ? [index] : []));
+    const turned = regions.flatMap((_region, index) => (upsideDown[index] === true ? [index] : []));
     if (turned.length > 0) {
       const crops = turned.map((index) => ({ region: regions[index] as PixelRegion, upsideDown: false }));
       const upright = await recognizeLines(models.recognition, raster, crops, models.dictionary, recognition);
