@@ -26,7 +26,9 @@ export class InProcessLimiter implements Limiter {
     if (check.tokens !== undefined && this.#read(check.tokens.counter, now) >= check.tokens.limit) return { admitted: false, refusedBy: 'tokens' };
     if (check.calls !== undefined && this.#read(check.calls.counter, now) >= check.calls.limit) return { admitted: false, refusedBy: 'calls' };
     if (check.slot !== undefined) {
-      const holders = this.#liveHolders(check.slot.counter, now);
+      // Lapsed holders only matter when they would refuse a call: swept then, not on every check.
+      let holders = this.#holders(check.slot.counter);
+      if (holders.size >= check.slot.limit) holders = this.#liveHolders(check.slot.counter, now);
       if (holders.size >= check.slot.limit) return { admitted: false, refusedBy: 'slot' };
       holders.set(check.slot.holder, check.slot.leaseUntil);
     }
@@ -80,12 +82,17 @@ export class InProcessLimiter implements Limiter {
     return entry;
   }
 
-  #liveHolders(counter: string, now: number): Map<string, number> {
+  #holders(counter: string): Map<string, number> {
     let holders = this.#slots.get(counter);
     if (holders === undefined) {
       holders = new Map();
       this.#slots.set(counter, holders);
     }
+    return holders;
+  }
+
+  #liveHolders(counter: string, now: number): Map<string, number> {
+    const holders = this.#holders(counter);
     for (const [holder, leaseUntil] of holders) if (leaseUntil <= now) holders.delete(holder);
     return holders;
   }

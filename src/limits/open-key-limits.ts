@@ -1,5 +1,6 @@
 import { KeyAdmin } from '../admin/key-admin.ts';
 import { Admission } from '../core/limits/admission.ts';
+import { BatchedCreditAccounts } from '../core/limits/batched-credit-accounts.ts';
 import type { Limiter } from '../core/limits/limiter.ts';
 import type { ApiKeyRepository } from '../store/api-key-repository.ts';
 import { CreditRepository } from '../store/credit-repository.ts';
@@ -33,10 +34,12 @@ export function openKeyLimits(options: KeyLimitsOptions): KeyLimits {
   const log = options.log ?? ((message: string, error: unknown) => console.error(message, error));
   const limiter: Limiter = options.redisUrl === undefined ? new InProcessLimiter() : new RedisLimiter(options.redisUrl);
   const credits = new CreditRepository(options.database);
+  // Admission charges and checks credit through a batch: no database round trip per call.
+  const callCredits = new BatchedCreditAccounts(credits, { log });
   const usage = new UsageSummaryRepository(options.database);
   const admission = new Admission({
     limiter,
-    credits,
+    credits: callCredits,
     policyOf: async (keyId) => (await options.keys.findKey(keyId))?.policy,
     tokensSince: (keyId, since) => usage.tokensSince(keyId, since),
     log,
@@ -44,12 +47,13 @@ export function openKeyLimits(options: KeyLimitsOptions): KeyLimits {
   const changed = (id: string) => {
     options.changed(id);
     admission.forget(id);
+    callCredits.forget(id);
   };
   const keyAdmin = new KeyAdmin({ keys: options.keys, credits, usage, changed });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   const reconcile = () => {
-    running ??= credits
+    running ??= callCredits
       .reconcile(Date.now())
       .catch((error: unknown) => log('credit holds not reconciled; trying again later', error))
       .finally(() => (running = undefined));
@@ -69,6 +73,7 @@ export function openKeyLimits(options: KeyLimitsOptions): KeyLimits {
       clearInterval(timer);
       await running;
       await admission.close();
+      await callCredits.close();
       await limiter.close();
     },
   };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { UsageRecord } from '../usage/usage-record.ts';
 import { creditExhausted, modelNotAllowed, quotaExhausted, rateLimited, tooManyConcurrent } from './admission-errors.ts';
 import type { CreditAccounts, CreditHold } from './credit-accounts.ts';
+import { KeyCounters } from './key-counters.ts';
 import { concurrencyLimit, limitsModelCalls, priceOf, type KeyPolicy } from './key-policy.ts';
 import type { LimitCheck, Limiter, SlotHold } from './limiter.ts';
 import { minuteWindow, quotaWindow } from './quota-window.ts';
@@ -35,6 +36,13 @@ export interface AdmissionOptions {
 }
 
 const noTicket: AdmissionTicket = { finish: () => undefined };
+
+/** What admission keeps of a key it has seen: its policy (see policyCacheMs) and its counter names. */
+interface SeenKey {
+  policy: KeyPolicy | undefined;
+  seenAt: number;
+  readonly counters: KeyCounters;
+}
 /**
  * Policies seen at admission serve the usage and task paths for this long before being looked up
  * again: as long as the authenticator trusts its cache, so a policy change reaches both together.
@@ -56,9 +64,12 @@ export class Admission {
   readonly #now: () => number;
   readonly #slotLeaseMs: number;
   readonly #log: (message: string, error: unknown) => void;
-  readonly #policies = new Map<string, { readonly policy: KeyPolicy | undefined; readonly seenAt: number }>();
-  /** Token windows this process has seeded from the ledger (by counter name). */
-  readonly #seeded = new Map<string, Promise<void>>();
+  readonly #seen = new Map<string, SeenKey>();
+  /** Token windows this process has seeded from the ledger (by counter name): true once done. */
+  readonly #seeded = new Map<string, Promise<void> | true>();
+  /** Slot holders are this prefix and a sequence number: unique across nodes, cheaper than a UUID per call. */
+  readonly #holderPrefix = `${randomUUID()}:`;
+  #holderSequence = 0;
   readonly #liveSlots = new Map<string, SlotHold>();
   readonly #renewTimer: NodeJS.Timeout;
 
@@ -76,18 +87,18 @@ export class Admission {
 
   /** Every authenticated request: the key's requests per minute (1303 with Retry-After). */
   async admitRequest(key: AdmittedKey): Promise<void> {
-    this.#remember(key);
+    const now = this.#now();
+    const seen = this.#remember(key, now);
     const limit = key.policy?.requestsPerMinute;
     if (limit === undefined) return;
-    const now = this.#now();
     const window = minuteWindow(now);
-    const verdict = await this.#limiter.check({ now, rate: { counter: counterName(key.id, 'rate', window.id), limit, expiresAt: window.resetsAt } });
+    const verdict = await this.#limiter.check({ now, rate: { counter: seen.counters.of('rate', window), limit, expiresAt: window.resetsAt } });
     if (!verdict.admitted) throw rateLimited(limit, window.resetsAt, now);
   }
 
   /** A call of `model`: refused with 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. */
   async admitCall(key: AdmittedKey, model: string, charge: CallCharge): Promise<AdmissionTicket> {
-    this.#remember(key);
+    const seen = this.#remember(key, this.#now());
     const policy = key.policy;
     if (policy === undefined || !limitsModelCalls(policy)) return noTicket;
     if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
@@ -96,23 +107,28 @@ export class Admission {
       if (balance <= 0) throw creditExhausted(balance);
     }
     const now = this.#now();
-    const check: { -readonly [Part in keyof LimitCheck]: LimitCheck[Part] } = { now };
     const quota = policy.quota;
     const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
+    let tokens: LimitCheck['tokens'];
+    let calls: LimitCheck['calls'];
     if (quota !== undefined && window !== undefined) {
       if (quota.tokens !== undefined) {
-        const counter = counterName(key.id, 'tokens', window.id);
-        await this.#seedTokens(key.id, counter, window);
-        check.tokens = { counter, limit: quota.tokens };
+        const counter = seen.counters.of('tokens', window);
+        const seeding = this.#seedTokens(key.id, counter, window);
+        if (seeding !== true) await seeding;
+        tokens = { counter, limit: quota.tokens };
       }
-      if (quota.calls !== undefined) check.calls = { counter: counterName(key.id, 'calls', window.id), limit: quota.calls, expiresAt: window.resetsAt };
+      if (quota.calls !== undefined) calls = { counter: seen.counters.of('calls', window), limit: quota.calls, expiresAt: window.resetsAt };
     }
     const slotLimit = concurrencyLimit(policy, model);
-    const slot = slotLimit === undefined ? undefined : { counter: counterName(key.id, 'slot', model), holder: randomUUID() };
-    if (slot !== undefined && slotLimit !== undefined) check.slot = { ...slot, limit: slotLimit, leaseUntil: now + this.#slotLeaseMs };
+    const slot =
+      slotLimit === undefined
+        ? undefined
+        : { counter: seen.counters.slot(model), holder: this.#holderPrefix + (this.#holderSequence += 1).toString(36), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs };
 
-    if (check.tokens !== undefined || check.calls !== undefined || check.slot !== undefined) {
-      const verdict = await this.#limiter.check(check);
+    if (tokens !== undefined || calls !== undefined || slot !== undefined) {
+      // Every part named, present or not: one object shape for every check keeps the limiter's code fast.
+      const verdict = await this.#limiter.check({ now, rate: undefined, tokens, calls, slot });
       if (!verdict.admitted) {
         if (verdict.refusedBy === 'slot') throw tooManyConcurrent(model, slotLimit ?? 0);
         if (quota !== undefined && window !== undefined) throw quotaExhausted(quota, verdict.refusedBy === 'tokens' ? 'tokens' : 'calls', window.resetsAt);
@@ -120,7 +136,7 @@ export class Admission {
       }
     }
     if (slot !== undefined) this.#liveSlots.set(slot.holder, slot);
-    return this.#ticket(key.id, policy, model, charge, slot);
+    return new CallTicket(this.#endCall, key.id, policy, model, charge, slot);
   }
 
   /**
@@ -128,13 +144,13 @@ export class Admission {
    * the key's token quota window and charges its token prices. Never throws; failures are logged.
    */
   recordUsage(record: UsageRecord): void {
-    const cached = this.#policies.get(record.keyId);
+    const cached = this.#seen.get(record.keyId);
     if (cached !== undefined && this.#now() - cached.seenAt < policyCacheMs) {
-      this.#applyUsage(record, cached.policy);
+      this.#applyUsage(record, cached);
       return;
     }
     this.#policyOf(record.keyId).then(
-      (policy) => this.#applyUsage(record, policy),
+      (policy) => this.#applyUsage(record, this.#remember({ id: record.keyId, policy }, this.#now())),
       (error: unknown) => this.#log(`usage of key ${record.keyId} not counted against its limits`, error),
     );
   }
@@ -158,7 +174,7 @@ export class Admission {
 
   /** Drops a key's cached policy (it was changed in this process). */
   forget(keyId: string): void {
-    this.#policies.delete(keyId);
+    this.#seen.delete(keyId);
   }
 
   async close(): Promise<void> {
@@ -168,34 +184,30 @@ export class Admission {
     await Promise.all(slots.map((slot) => this.#limiter.releaseSlot(slot.counter, slot.holder).catch(() => undefined)));
   }
 
-  #ticket(keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, slot: SlotHold | undefined): AdmissionTicket {
-    let finished = false;
-    return {
-      finish: (succeeded) => {
-        if (finished) return;
-        finished = true;
-        if (slot !== undefined) {
-          this.#liveSlots.delete(slot.holder);
-          this.#limiter.releaseSlot(slot.counter, slot.holder).catch((error: unknown) => this.#log(`slot of key ${keyId} not freed (it lapses)`, error));
-        }
-        const price = priceOf(policy, model);
-        if (!succeeded || price === undefined || charge === 'none') return;
-        const amount = Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
-        if (amount > 0) this.#credits.charge(keyId, amount).catch((error: unknown) => this.#log(`call of key ${keyId} not charged`, error));
-      },
-    };
-  }
+  /** The end of an admitted call (its ticket's finish, once): frees its slot and charges what it costs. */
+  readonly #endCall = (ticket: CallTicket, succeeded: boolean): void => {
+    const { keyId, policy, model, charge, slot } = ticket;
+    if (slot !== undefined) {
+      this.#liveSlots.delete(slot.holder);
+      this.#limiter.releaseSlot(slot.counter, slot.holder).catch((error: unknown) => this.#log(`slot of key ${keyId} not freed (it lapses)`, error));
+    }
+    const price = priceOf(policy, model);
+    if (!succeeded || price === undefined || charge === 'none') return;
+    const amount = Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
+    if (amount > 0) this.#credits.charge(keyId, amount).catch((error: unknown) => this.#log(`call of key ${keyId} not charged`, error));
+  };
 
-  #applyUsage(record: UsageRecord, policy: KeyPolicy | undefined): void {
+  #applyUsage(record: UsageRecord, seen: SeenKey): void {
+    const policy = seen.policy;
     const tokens = record.promptTokens + record.completionTokens;
     const quota = policy?.quota;
     if (quota?.tokens !== undefined && tokens > 0) {
       const window = quotaWindow(quota.period, record.createdAt);
-      const counter = counterName(record.keyId, 'tokens', window.id);
+      const counter = seen.counters.of('tokens', window);
       const add = () => this.#limiter.add(counter, tokens, window.resetsAt);
       // Seeded windows are added to at once, so the next admission (on any node) already sees the tokens.
       const seeding = this.#seeded.get(counter);
-      (seeding === undefined ? add() : seeding.then(add)).catch((error: unknown) =>
+      (seeding === undefined || seeding === true ? add() : seeding.then(add)).catch((error: unknown) =>
         this.#log(`tokens of key ${record.keyId} not counted against its quota`, error),
       );
     }
@@ -208,31 +220,45 @@ export class Admission {
   /**
    * The first time this process sees a token window it seeds the shared counter from the usage
    * ledger (set only when absent: another node, or an earlier run with Redis, may hold it already),
-   * so a restart of a single-node platform does not forget the tokens used so far.
+   * so a restart of a single-node platform does not forget the tokens used so far. Returns the
+   * seeding under way, or true once the window is seeded (callers need not wait then).
    */
-  #seedTokens(keyId: string, counter: string, window: { startsAt: number; resetsAt: number }): Promise<void> {
-    let seeding = this.#seeded.get(counter);
-    if (seeding === undefined) {
-      // Windows of past days pile up otherwise; forgetting them only costs a re-seed (a no-op set).
-      if (this.#seeded.size >= 10_000) this.#seeded.clear();
-      seeding = this.#tokensSince(keyId, window.startsAt).then((used) => this.#limiter.seed(counter, used, window.resetsAt));
-      seeding.catch(() => this.#seeded.delete(counter));
-      this.#seeded.set(counter, seeding);
-    }
+  #seedTokens(keyId: string, counter: string, window: { startsAt: number; resetsAt: number }): Promise<void> | true {
+    const seeded = this.#seeded.get(counter);
+    if (seeded !== undefined) return seeded;
+    // Windows of past days pile up otherwise; forgetting them only costs a re-seed (a no-op set).
+    if (this.#seeded.size >= 10_000) this.#seeded.clear();
+    const seeding = this.#tokensSince(keyId, window.startsAt).then((used) => this.#limiter.seed(counter, used, window.resetsAt));
+    seeding.then(
+      () => {
+        if (this.#seeded.get(counter) === seeding) this.#seeded.set(counter, true);
+      },
+      () => this.#seeded.delete(counter),
+    );
+    this.#seeded.set(counter, seeding);
     return seeding;
   }
 
   async #policy(keyId: string): Promise<KeyPolicy | undefined> {
-    const cached = this.#policies.get(keyId);
+    const cached = this.#seen.get(keyId);
     if (cached !== undefined && this.#now() - cached.seenAt < policyCacheMs) return cached.policy;
     const policy = await this.#policyOf(keyId);
-    this.#remember({ id: keyId, policy });
+    this.#remember({ id: keyId, policy }, this.#now());
     return policy;
   }
 
-  #remember(key: AdmittedKey): void {
-    if (this.#policies.size >= 10_000) this.#policies.clear();
-    this.#policies.set(key.id, { policy: key.policy, seenAt: this.#now() });
+  /** Updates what is kept of a key in place: no allocation on the request path once a key is known. */
+  #remember(key: AdmittedKey, now: number): SeenKey {
+    let seen = this.#seen.get(key.id);
+    if (seen === undefined) {
+      if (this.#seen.size >= 10_000) this.#seen.clear();
+      seen = { policy: key.policy, seenAt: now, counters: new KeyCounters(key.id) };
+      this.#seen.set(key.id, seen);
+    } else {
+      seen.policy = key.policy;
+      seen.seenAt = now;
+    }
+    return seen;
   }
 
   async #renewSlots(): Promise<void> {
@@ -246,7 +272,28 @@ export class Admission {
   }
 }
 
-/** Counter names share the key id as a hash tag, so a Redis Cluster keeps one key's counters together. */
-function counterName(keyId: string, kind: 'rate' | 'tokens' | 'calls' | 'slot', part: string): string {
-  return `{${keyId}}:${kind}:${part}`;
+/** An admitted call's ticket, a plain object rather than closures per call; finishes once. */
+class CallTicket implements AdmissionTicket {
+  readonly #end: (ticket: CallTicket, succeeded: boolean) => void;
+  readonly keyId: string;
+  readonly policy: KeyPolicy;
+  readonly model: string;
+  readonly charge: CallCharge;
+  readonly slot: SlotHold | undefined;
+  #finished = false;
+
+  constructor(end: (ticket: CallTicket, succeeded: boolean) => void, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, slot: SlotHold | undefined) {
+    this.#end = end;
+    this.keyId = keyId;
+    this.policy = policy;
+    this.model = model;
+    this.charge = charge;
+    this.slot = slot;
+  }
+
+  finish(succeeded: boolean): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#end(this, succeeded);
+  }
 }

@@ -29,13 +29,13 @@ export interface SlotHold {
 export interface LimitCheck {
   readonly now: number;
   /** Admitted while fewer than `limit` were counted in this window's counter. */
-  readonly rate?: { readonly counter: string; readonly limit: number; readonly expiresAt: number };
+  readonly rate?: { readonly counter: string; readonly limit: number; readonly expiresAt: number } | undefined;
   /** Refused once the counter has reached `limit` (the call that crossed it has completed). */
-  readonly tokens?: { readonly counter: string; readonly limit: number };
+  readonly tokens?: { readonly counter: string; readonly limit: number } | undefined;
   /** Admitted while fewer than `limit` calls were counted; counted on admission. */
-  readonly calls?: { readonly counter: string; readonly limit: number; readonly expiresAt: number };
+  readonly calls?: { readonly counter: string; readonly limit: number; readonly expiresAt: number } | undefined;
   /** A slot among `limit`, held by `holder` until released or until `leaseUntil` passes unrenewed. */
-  readonly slot?: { readonly counter: string; readonly limit: number; readonly holder: string; readonly leaseUntil: number };
+  readonly slot?: { readonly counter: string; readonly limit: number; readonly holder: string; readonly leaseUntil: number } | undefined;
 }
 
 export type LimitVerdict = { readonly admitted: true } | { readonly admitted: false; readonly refusedBy: 'rate' | 'tokens' | 'calls' | 'slot' };

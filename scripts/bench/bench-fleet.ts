@@ -1,0 +1,293 @@
+// npm run bench:fleet — what key limits and usage metering cost on the chat path (issue 8), in one
+// run against the chat benchmark's loopback fake engine: the same servers and requests, sent with
+// a key without a policy (limits off; the usage ledger as always) and with a key whose policy runs
+// every check of the hot path without ever refusing (limits on). Two setups:
+// (1) one node: SQLite, the in-process limiter;
+// (2) two nodes behind a round-robin proxy: PostgreSQL (a fresh database) and the Redis limiter
+//     (a redis-server of its own); skipped, with a note, without TEST_DATABASE_URL or DATABASE_URL.
+// Off and on alternate round by round, so drift on a shared machine hits both alike, and the
+// servers' own CPU time per request is measured too (from /proc): it does not depend on how much
+// of the machine other work takes.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { cpuTimes, freePort, start, stopAll } from './bench-processes.ts';
+import { percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
+
+const requestsPerRun = Number(process.env['BENCH_REQUESTS'] ?? '3000');
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? '5');
+const streamsPerKey = Number(process.env['BENCH_STREAMS'] ?? '200');
+const postgresAdminUrl = (process.env['TEST_DATABASE_URL'] ?? '') || (process.env['DATABASE_URL'] ?? '') || undefined;
+/** Which setups run: `one`, `two` or both (default). */
+const setupNames = (process.env['BENCH_SETUPS'] ?? 'one,two').split(',');
+const concurrencies = [16, 64];
+const target = 0.9;
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const bootstrapKey = 'abcdefabcdefabcdefabcdefabcdef98.BenchSecret00002';
+const model = 'glm-4.7';
+const streamChunks = 20;
+const cleanups: (() => unknown)[] = [];
+
+/** Every check of the hot path, none of which refuses at this load. Charges per call: 10 + ceil(12 × 0.5 + 7 × 1.5) = 27. */
+const limitsOnPolicy = {
+  models: [model],
+  concurrency: { perModel: 1000 },
+  requestsPerMinute: 100_000_000,
+  quota: { period: 'day', tokens: 1_000_000_000_000, calls: 1_000_000_000_000 },
+  credit: { balance: 1_000_000_000_000_000, prices: { [model]: { perCall: 10, perPromptToken: 0.5, perCompletionToken: 1.5 } } },
+};
+const chargePerCall = 27;
+const chargePerStream = 10 + Math.ceil(12 * 0.5 + streamChunks * 1.5);
+
+/** A `serve` process (request logs off, as in the chat benchmark); resolves once it answers /healthz. */
+async function startNode(environment: NodeJS.ProcessEnv): Promise<{ origin: string; pid: number }> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  // BENCH_CPU_PROF=DIR: a CPU profile of each server in DIR.
+  const profile = process.env['BENCH_CPU_PROF'];
+  const flags = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
+  const node = start(
+    process.execPath,
+    [...flags, here('../../bin/model-platform.js'), 'serve'],
+    { PORT: String(port), HOST: '127.0.0.1', MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_BOOTSTRAP_KEY: bootstrapKey, LOG_LEVEL: 'warn', ...environment },
+    /(?!)/,
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    if (await fetch(`${origin}/healthz`).then((response) => response.ok, () => false)) return { origin, pid: node.pid };
+    await Promise.race([node.exited, new Promise((resolve) => setTimeout(resolve, 100))]);
+  }
+  throw new Error(`${origin} did not become healthy`);
+}
+
+async function admin(origin: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${origin}/admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${bootstrapKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`${method} /admin${path}: HTTP ${response.status} ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+async function createKey(origin: string, name: string, policy?: unknown): Promise<{ id: string; key: string }> {
+  const created = await admin(origin, 'POST', '/keys', { name, ...(policy === undefined ? {} : { policy }) });
+  return { id: String(created['id']), key: String(created['key']) };
+}
+
+async function creditBalance(origin: string, id: string): Promise<number> {
+  const view = await admin(origin, 'GET', `/keys/${id}`);
+  return Number((view['policy'] as { credit?: { balance?: number } } | null)?.credit?.balance);
+}
+
+async function ledgerCalls(origin: string, keyId: string): Promise<number> {
+  const report = await admin(origin, 'GET', `/usage?key_id=${keyId}`);
+  return (report['data'] as { calls: number }[]).reduce((sum, row) => sum + row.calls, 0);
+}
+
+interface Measured extends LoadResult {
+  /** CPU time of the measured processes per request, µs. */
+  readonly cpuMicroseconds: number;
+  /** The same by group of processes (servers, Redis, PostgreSQL). */
+  readonly cpuByGroup: Readonly<Record<string, number>>;
+}
+
+interface Setup {
+  readonly name: string;
+  /** Where requests go: a node, or the proxy in front of two. */
+  readonly entry: string;
+  /** Where the admin API is asked. */
+  readonly adminOrigin: string;
+  /** The processes whose CPU a request costs, by group (servers, Redis, their PostgreSQL backends), read at each run. */
+  readonly processes: () => Promise<Record<string, number[]>>;
+}
+
+async function measureRun(setup: Setup, chat: Target, body: string, concurrency: number): Promise<Measured> {
+  const groupsBefore = await setup.processes();
+  const before = cpuTimes(Object.values(groupsBefore).flat());
+  const load = await runLoad(chat, body, concurrency, requestsPerRun);
+  const groupsAfter = await setup.processes();
+  const cpuByGroup: Record<string, number> = {};
+  let total = 0;
+  for (const [group, pids] of Object.entries(groupsAfter)) {
+    // Processes that started during the run (a new pooled connection) count from zero.
+    const after = cpuTimes([...new Set([...(groupsBefore[group] ?? []), ...pids])]);
+    let spent = 0;
+    for (const [pid, time] of after) spent += time - (before.get(pid) ?? 0);
+    cpuByGroup[group] = (spent * 1000) / requestsPerRun;
+    total += cpuByGroup[group];
+  }
+  return { ...load, cpuMicroseconds: total, cpuByGroup };
+}
+
+/** Median of each figure over the rounds. */
+function median(results: readonly Measured[]): Measured {
+  const middle = (pick: (result: Measured) => number) => percentile(results.map(pick).sort((left, right) => left - right), 0.5);
+  const groups = Object.keys(results[0]?.cpuByGroup ?? {});
+  return {
+    requestsPerSecond: middle((result) => result.requestsPerSecond),
+    p50Ms: middle((result) => result.p50Ms),
+    p99Ms: middle((result) => result.p99Ms),
+    cpuMicroseconds: middle((result) => result.cpuMicroseconds),
+    cpuByGroup: Object.fromEntries(groups.map((group) => [group, middle((result) => result.cpuByGroup[group] ?? 0)])),
+  };
+}
+
+async function streamTtfb(chat: Target, body: string): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const firstBytes: number[] = [];
+  for (let index = 0; index < streamsPerKey; index += 1) firstBytes.push((await post(chat, body, agent)).firstByteMs);
+  agent.destroy();
+  return percentile(firstBytes.sort((left, right) => left - right), 0.5);
+}
+
+interface Outcome {
+  readonly setup: Setup;
+  readonly rows: { readonly concurrency: number; readonly off: Measured; readonly on: Measured }[];
+  readonly ttfb: { readonly off: number; readonly on: number };
+}
+
+async function measure(setup: Setup): Promise<Outcome> {
+  const offKey = await createKey(setup.adminOrigin, 'bench limits off');
+  const onKey = await createKey(setup.adminOrigin, 'bench limits on', limitsOnPolicy);
+  const balanceBefore = await creditBalance(setup.adminOrigin, onKey.id);
+  const chat = (key: string, label: string): Target => ({ name: label, url: `${setup.entry}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } });
+  const off = chat(offKey.key, 'limits off');
+  const on = chat(onKey.key, 'limits on');
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
+  const streamBody = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], stream: true });
+  const warmUp = 500;
+  for (const key of [off, on]) await runLoad(key, body, 8, warmUp); // JIT, sockets, caches, quota seeding
+
+  const rows: Outcome['rows'] = [];
+  for (const concurrency of concurrencies) {
+    const results = { off: [] as Measured[], on: [] as Measured[] };
+    for (let round = 0; round < rounds; round += 1) {
+      for (const side of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+        results[side].push(await measureRun(setup, side === 'off' ? off : on, body, concurrency));
+      }
+    }
+    rows.push({ concurrency, off: median(results.off), on: median(results.on) });
+  }
+  const ttfb = { off: await streamTtfb(off, streamBody), on: await streamTtfb(on, streamBody) };
+
+  // The books: every call of the on key charged (off the request path), every call of both in the ledger.
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  const sent = warmUp + concurrencies.length * rounds * requestsPerRun;
+  const spent = balanceBefore - (await creditBalance(setup.adminOrigin, onKey.id));
+  const ledger = { off: await ledgerCalls(setup.adminOrigin, offKey.id), on: await ledgerCalls(setup.adminOrigin, onKey.id) };
+  console.log(
+    `${setup.name}: credit charged ${spent} of ${sent * chargePerCall + streamsPerKey * chargePerStream} expected; ` +
+      `usage ledger calls: off ${ledger.off}, on ${ledger.on} of ${sent + streamsPerKey} sent each`,
+  );
+  return { setup, rows, ttfb };
+}
+
+async function oneNode(configPath: string): Promise<Setup> {
+  const node = await startNode({ MODEL_PLATFORM_CONFIG: configPath });
+  return { name: 'one node (SQLite, in-process limiter)', entry: node.origin, adminOrigin: node.origin, processes: async () => ({ server: [node.pid] }) };
+}
+
+async function twoNodes(configPath: string): Promise<Setup | undefined> {
+  if (postgresAdminUrl === undefined) {
+    console.log("Two nodes: skipped. Two processes need a shared PostgreSQL (SQLite is one process's file): set TEST_DATABASE_URL or DATABASE_URL.");
+    return undefined;
+  }
+  const databaseName = `bench_fleet_${randomBytes(5).toString('hex')}`;
+  await withPostgres((client) => client.query(`CREATE DATABASE ${databaseName}`));
+  cleanups.push(() => withPostgres((client) => client.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)));
+  const databaseUrl = new URL(postgresAdminUrl);
+  databaseUrl.pathname = `/${databaseName}`;
+  const redisPort = await freePort();
+  const redis = start('redis-server', ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], {}, /(Ready to accept connections)/);
+  await redis.match;
+  const shared = { MODEL_PLATFORM_CONFIG: configPath, DATABASE_URL: databaseUrl.toString(), REDIS_URL: `redis://127.0.0.1:${redisPort}` };
+  // One after the other: the first applies the migrations and creates the bootstrap key.
+  const first = await startNode(shared);
+  const second = await startNode(shared);
+  const proxy = await start(process.execPath, ['--import', 'tsx', here('./round-robin-proxy.ts')], { TARGETS: `${first.origin},${second.origin}` }, /(http:\/\/\S+)/).match;
+  const backends = async () => {
+    let pids: number[] = [];
+    await withPostgres(async (client) => {
+      const rows = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [databaseName]);
+      pids = rows.rows.map((row) => row.pid);
+    });
+    return pids;
+  };
+  return {
+    name: 'two nodes + proxy (PostgreSQL, Redis limiter)',
+    entry: proxy,
+    adminOrigin: first.origin,
+    processes: async () => ({ servers: [first.pid, second.pid], redis: [redis.pid], postgres: await backends() }),
+  };
+}
+
+async function withPostgres(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresAdminUrl });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function report(outcomes: readonly Outcome[]): void {
+  const figures = (result: Measured) =>
+    `${result.requestsPerSecond.toFixed(0).padStart(6)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${result.cpuMicroseconds.toFixed(0).padStart(6)}`;
+  console.log(`\nNon-streamed chat completions, ${requestsPerRun} requests per run, medians of ${rounds} rounds (off and on alternating)`);
+  console.log('setup                                          | conc | off req/s | p50 ms | p99 ms | CPU µs/req | on req/s | p50 ms | p99 ms | CPU µs/req | on/off req/s | CPU on/off');
+  for (const outcome of outcomes) {
+    for (const row of outcome.rows) {
+      const ratio = row.on.requestsPerSecond / row.off.requestsPerSecond;
+      const cpu = row.on.cpuMicroseconds / row.off.cpuMicroseconds;
+      console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} |    ${figures(row.off)}     |   ${figures(row.on)}     | ${ratio.toFixed(2).padStart(11)}x | ${cpu.toFixed(2)}x`);
+    }
+  }
+  console.log('\nCPU µs per request by process (medians; the proxy, the engine and the load generator are not counted), off -> on:');
+  for (const outcome of outcomes) {
+    for (const row of outcome.rows) {
+      const groups = Object.keys(row.off.cpuByGroup).map((group) => `${group} ${(row.off.cpuByGroup[group] ?? 0).toFixed(0)} -> ${(row.on.cpuByGroup[group] ?? 0).toFixed(0)}`);
+      console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} | ${groups.join(', ')}`);
+    }
+  }
+  console.log(`\nStreamed (${streamChunks} chunks), ${streamsPerKey} sequential streams per key: TTFB p50 ms`);
+  for (const outcome of outcomes) console.log(`${outcome.setup.name.padEnd(46)} | off ${outcome.ttfb.off.toFixed(2)} | on ${outcome.ttfb.on.toFixed(2)}`);
+  console.log(`\nTarget: limits on >= ${target}x the req/s of limits off`);
+  for (const outcome of outcomes) {
+    const worst = Math.min(...outcome.rows.map((row) => row.on.requestsPerSecond / row.off.requestsPerSecond));
+    console.log(`${outcome.setup.name.padEnd(46)} | lowest on/off ${worst.toFixed(2)}x: ${worst >= target ? 'met' : 'NOT met'}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const engine = await start(process.execPath, ['--import', 'tsx', here('./fake-engine-process.ts')], { CHUNKS: String(streamChunks) }, /(http:\/\/\S+\/v1)/).match;
+  const configDir = mkdtempSync(join(tmpdir(), 'bench-fleet-config-'));
+  cleanups.push(() => rmSync(configDir, { recursive: true, force: true }));
+  const configPath = join(configDir, 'config.yaml');
+  writeFileSync(configPath, `models:\n  ${model}: { backend: openai-compatible, baseUrl: "${engine}" }\n`);
+  const outcomes: Outcome[] = [];
+  if (setupNames.includes('one')) outcomes.push(await measure(await oneNode(configPath)));
+  const fleet = setupNames.includes('two') ? await twoNodes(configPath) : undefined;
+  if (fleet !== undefined) outcomes.push(await measure(fleet));
+  report(outcomes);
+  console.log(`\nTotal run time ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    stopAll();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch((error: unknown) => console.error(error));
+  });
