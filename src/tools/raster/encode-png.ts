@@ -15,5 +15,8 @@ export async function cropPng(raster: RasterImage, box: Box): Promise<Uint8Array
   const canvas = createCanvas(width, height);
   const whole = new ImageData(new Uint8ClampedArray(raster.data), raster.width, raster.height);
   canvas.getContext('2d').putImageData(whole, -x0, -y0);
-  return canvas.encode('png');
+  // Awaited here, not returned as is: the canvas must stay referenced until encoding ends, or the
+  // garbage collector may free it mid-encode and crash the process.
+  const png = await canvas.encode('png');
+  return png;
 }

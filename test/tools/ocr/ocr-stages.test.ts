@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { describe, it } from 'node:test';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { decodeCtc } from '../../../src/tools/ocr/ctc-decoder.ts';
+import { boxesFromProbabilityMap } from '../../../src/tools/ocr/detection-boxes.ts';
+import { ocrModelPaths } from '../../../src/tools/ocr/ocr-models.ts';
+import { halfRangeNormalisation, pixelRegion, writeResizedRegion } from '../../../src/tools/ocr/raster-ops.ts';
+import { inReadingOrder } from '../../../src/tools/ocr/reading-order.ts';
+import { simplifyPaddleGraph } from '../../../src/tools/ocr/simplify-paddle-graph.ts';
+import { detectorInputSize } from '../../../src/tools/ocr/text-detection.ts';
+
+describe('CTC decoding', () => {
+  const dictionary = ['a', 'b', 'c'];
+  const classes = dictionary.length + 2;
+  /** One step per entry: the winning class and its probability (the rest share what is left). */
+  function steps(winners: readonly [number, number][]): Float32Array {
+    const probabilities = new Float32Array(winners.length * classes);
+    winners.forEach(([winner, probability], step) => {
+      for (let index = 0; index < classes; index++) {
+        probabilities[step * classes + index] = index === winner ? probability : (1 - probability) / (classes - 1);
+      }
+    });
+    return probabilities;
+  }
+
+  it('merges repeats, drops blanks, maps the last class to a space and averages the kept probabilities', () => {
+    const probabilities = steps([
+      [1, 0.9], [1, 0.8], [0, 0.99], [1, 0.7], [2, 0.6], [4, 0.5], [3, 1], [0, 0.9],
+    ]);
+    const decoded = decodeCtc(probabilities, 0, 8, classes, dictionary);
+    assert.equal(decoded.text, 'aab c');
+    assert.ok(Math.abs(decoded.confidence - (0.9 + 0.7 + 0.6 + 0.5 + 1) / 5) < 1e-6);
+  });
+
+  it('reads one line of a batch from its offset', () => {
+    const probabilities = steps([[0, 1], [0, 1], [3, 0.9], [2, 0.8]]);
+    assert.deepEqual(decodeCtc(probabilities, 2 * classes, 2, classes, dictionary).text, 'cb');
+    assert.deepEqual(decodeCtc(probabilities, 0, 2, classes, dictionary), { text: '', confidence: 0 });
+  });
+});
+
+describe('DB boxes', () => {
+  const width = 100;
+  const height = 40;
+  function map(fill: (x: number, y: number) => number): Float32Array {
+    const probabilities = new Float32Array(width * height);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) probabilities[y * width + x] = fill(x, y);
+    return probabilities;
+  }
+  const options = { binaryThreshold: 0.3, boxThreshold: 0.6, unclipRatio: 1.5 };
+
+  it('grows a text kernel by area × ratio / perimeter', () => {
+    const boxes = boxesFromProbabilityMap(map((x, y) => (x >= 10 && x < 60 && y >= 10 && y < 20 ? 0.9 : 0)), width, height, options);
+    const offset = (50 * 10 * 1.5) / (2 * 60);
+    assert.equal(boxes.length, 1);
+    const [box] = boxes;
+    assert.ok(box !== undefined);
+    for (const [actual, expected] of [[box.x0, 10 - offset], [box.y0, 10 - offset], [box.x1, 60 + offset], [box.y1, 20 + offset]] as const) {
+      assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} vs ${expected}`);
+    }
+  });
+
+  it('drops faint regions and specks, and keeps separate lines apart', () => {
+    const probabilities = map((x, y) => {
+      if (y >= 5 && y < 12 && x >= 5 && x < 90) return 0.95; // a line
+      if (y >= 20 && y < 27 && x >= 5 && x < 90) return 0.4; // above the binary threshold, below the box score
+      if (y >= 32 && y < 34 && x >= 50 && x < 52) return 0.99; // a 2×2 speck
+      return 0.01;
+    });
+    const boxes = boxesFromProbabilityMap(probabilities, width, height, options);
+    assert.equal(boxes.length, 1);
+    assert.ok((boxes[0]?.y1 ?? 0) < 20);
+  });
+});
+
+describe('raster operations', () => {
+  // 2×1 pixels: pure red, pure blue.
+  const raster = { width: 2, height: 1, data: new Uint8ClampedArray([255, 0, 0, 255, 0, 0, 255, 255]) };
+  const region = { x: 0, y: 0, width: 2, height: 1 };
+
+  it('writes normalised BGR planes and can turn the region half way', () => {
+    const tensor = new Float32Array(6);
+    writeResizedRegion(raster, region, { width: 2, height: 1 }, halfRangeNormalisation, { tensor, batchIndex: 0, tensorWidth: 2, tensorHeight: 1 });
+    // Blue plane, green plane, red plane; each value (v / 255 - 0.5) / 0.5.
+    assert.deepEqual([...tensor], [-1, 1, -1, -1, 1, -1]);
+    writeResizedRegion(raster, region, { width: 2, height: 1 }, halfRangeNormalisation, { tensor, batchIndex: 0, tensorWidth: 2, tensorHeight: 1 }, true);
+    assert.deepEqual([...tensor], [1, -1, -1, -1, -1, 1]);
+  });
+
+  it('clamps boxes to the raster', () => {
+    assert.deepEqual(pixelRegion(raster, { x0: -3.5, y0: -1, x1: 1.2, y1: 4 }), { x: 0, y: 0, width: 2, height: 1 });
+    assert.equal(pixelRegion(raster, { x0: 5, y0: 0, x1: 9, y1: 1 }), null);
+  });
+
+  it('sizes the detector input for an A4 page at 150 dpi', () => {
+    assert.deepEqual(detectorInputSize({ width: 1240, height: 1754, data: new Uint8ClampedArray() }, 1280), { width: 896, height: 1280 });
+    assert.deepEqual(detectorInputSize({ width: 300, height: 70, data: new Uint8ClampedArray() }, 1280), { width: 288, height: 64 });
+  });
+});
+
+describe('reading order', () => {
+  it('goes top to bottom, and left to right within a row whose tops differ a little', () => {
+    const line = (text: string, x0: number, y0: number) => ({ text, box: { x0, y0, x1: x0 + 100, y1: y0 + 30 } });
+    const ordered = inReadingOrder([line('right', 500, 100), line('second row', 40, 150), line('left', 40, 104), line('title', 40, 20)]);
+    assert.deepEqual(ordered.map((item) => item.text), ['title', 'left', 'right', 'second row']);
+  });
+});
+
+describe('graph simplification', () => {
+  it('gives the recogniser the same outputs with fewer nodes', async () => {
+    const original = new Uint8Array(await readFile(ocrModelPaths().recognition));
+    const simplified = simplifyPaddleGraph(original);
+    assert.equal(simplified.hardSwishes, 28);
+    assert.equal(simplified.foldedAffines, 40);
+    const options = { intraOpNumThreads: 1 };
+    const [before, after] = await Promise.all([InferenceSession.create(original, options), InferenceSession.create(simplified.model, options)]);
+    const input = new Float32Array(3 * 48 * 160).map((_, index) => Math.sin(index * 0.37));
+    const run = async (session: InferenceSession) => {
+      const outputs = await session.run({ x: new Tensor('float32', input, [1, 3, 48, 160]) });
+      return outputs[session.outputNames[0] ?? '']?.data as Float32Array;
+    };
+    const [expected, actual] = [await run(before), await run(after)];
+    assert.equal(actual.length, expected.length);
+    let largest = 0;
+    for (let index = 0; index < expected.length; index++) largest = Math.max(largest, Math.abs((expected[index] ?? 0) - (actual[index] ?? 0)));
+    assert.ok(largest < 1e-4, `largest difference ${largest}`);
+  });
+});
