@@ -1,4 +1,5 @@
 import type { ManagedBlobStore } from './managed-blob-store.ts';
+import { startPeriodicJob } from '../core/jobs/periodic-job.ts';
 
 const day = 86_400_000;
 
@@ -18,21 +19,9 @@ export function startBlobSweeper(
 ): () => Promise<void> {
   if (options.retentionDays <= 0) return async () => undefined;
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
-  let running: Promise<void> | undefined;
-  const sweep = () => {
-    running ??= store
-      .deleteOlderThan(Date.now() - options.retentionDays * day, options.keepPrefixes ?? [])
-      .then(
-        () => undefined,
-        (error: unknown) => log('blob sweep failed; trying again at the next interval', error),
-      )
-      .finally(() => (running = undefined));
-  };
-  sweep();
-  const timer = setInterval(sweep, options.intervalMs ?? 3_600_000);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startPeriodicJob(
+    () => store.deleteOlderThan(Date.now() - options.retentionDays * day, options.keepPrefixes ?? []),
+    options.intervalMs ?? 3_600_000,
+    (error) => log('blob sweep failed; trying again at the next interval', error),
+  );
 }

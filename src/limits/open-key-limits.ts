@@ -8,6 +8,7 @@ import type { Database } from '../store/database.ts';
 import { UsageSummaryRepository } from '../store/usage-summary-repository.ts';
 import { InProcessLimiter } from './in-process-limiter.ts';
 import { RedisLimiter } from './redis-limiter.ts';
+import { startPeriodicJob } from '../core/jobs/periodic-job.ts';
 
 /** Key limits as the platform composes them. */
 export interface KeyLimits {
@@ -50,28 +51,19 @@ export function openKeyLimits(options: KeyLimitsOptions): KeyLimits {
     callCredits.forget(id);
   };
   const keyAdmin = new KeyAdmin({ keys: options.keys, credits, usage, changed });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  const reconcile = () => {
-    running ??= callCredits
-      .reconcile(Date.now())
-      .catch((error: unknown) => log('credit holds not reconciled; trying again later', error))
-      .finally(() => (running = undefined));
-  };
+  let stopReconciler: (() => Promise<void>) | undefined;
   return {
     limiter,
     admission,
     credits,
     keyAdmin,
     startReconciler(intervalMs = 2_000) {
-      if (timer !== undefined) return;
-      reconcile();
-      timer = setInterval(reconcile, intervalMs);
-      timer.unref();
+      stopReconciler ??= startPeriodicJob(() => callCredits.reconcile(Date.now()), intervalMs, (error) =>
+        log('credit holds not reconciled; trying again later', error),
+      );
     },
     async close() {
-      clearInterval(timer);
-      await running;
+      await stopReconciler?.();
       await admission.close();
       await callCredits.close();
       await limiter.close();

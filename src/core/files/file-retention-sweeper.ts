@@ -1,4 +1,5 @@
 import { fileRetentionDays } from './file-limits.ts';
+import { startPeriodicJob } from '../jobs/periodic-job.ts';
 
 const day = 86_400_000;
 
@@ -24,21 +25,9 @@ export function startFileRetentionSweeper(files: ExpiringFiles, options: FileRet
   const retentionMs = (options.retentionDays ?? fileRetentionDays) * day;
   const now = options.now ?? Date.now;
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
-  let running: Promise<void> | undefined;
-  const sweep = () => {
-    running ??= files
-      .deleteCreatedBefore(now() - retentionMs)
-      .then(
-        () => undefined,
-        (error: unknown) => log('file retention sweep failed; trying again at the next interval', error),
-      )
-      .finally(() => (running = undefined));
-  };
-  sweep();
-  const timer = setInterval(sweep, options.intervalMs ?? 3_600_000);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startPeriodicJob(
+    () => files.deleteCreatedBefore(now() - retentionMs),
+    options.intervalMs ?? 3_600_000,
+    (error) => log('file retention sweep failed; trying again at the next interval', error),
+  );
 }

@@ -1,3 +1,4 @@
+import { startPeriodicJob } from '../jobs/periodic-job.ts';
 const dayMs = 86_400_000;
 
 /** The ledger's own housekeeping (src/store/usage-repository.ts). */
@@ -33,20 +34,9 @@ export async function applyUsageRetention(ledger: UsageLedgerHousekeeping, optio
  */
 export function startUsageRetention(ledger: UsageLedgerHousekeeping, options: UsageRetentionOptions): () => Promise<void> {
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
-  let running: Promise<void> | undefined;
-  const pass = () => {
-    running ??= applyUsageRetention(ledger, options)
-      .then(
-        () => undefined,
-        (error: unknown) => log('usage ledger housekeeping failed; trying again at the next interval', error),
-      )
-      .finally(() => (running = undefined));
-  };
-  pass();
-  const timer = setInterval(pass, options.intervalMs ?? dayMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startPeriodicJob(
+    () => applyUsageRetention(ledger, options),
+    options.intervalMs ?? dayMs,
+    (error) => log('usage ledger housekeeping failed; trying again at the next interval', error),
+  );
 }

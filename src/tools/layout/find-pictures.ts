@@ -7,7 +7,7 @@ import type { Box, PageContent } from './page-content.ts';
  * the page has a raster, the graphics found on it, overlapping regions merged. Left out: known
  * pictures under 0.1 % of the page (bullets, ornaments), found regions smaller than 2 % of the
  * page or thinner than 3 % of it (rules, underlines, stray glyphs), and backgrounds —
- * a picture under most of the page with text on it (a scanned page, a page-wide backdrop),
+ * a picture under most of the page with text on it (a page photographed or digitised as one image, a page-wide backdrop),
  * regions that text lines cover for a quarter or more (shaded boxes), and found regions made of
  * thin rules with text inside (frames, ruled tables).
  */

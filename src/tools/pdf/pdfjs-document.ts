@@ -12,7 +12,7 @@ const packageDir = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/pa
 /** pdf.js loads the 14 standard fonts from here; it wants a directory path ending in '/'. */
 const standardFontDataUrl = `${join(packageDir, 'standard_fonts')}/`;
 const cMapUrl = `${join(packageDir, 'cmaps')}/`;
-/** JPEG 2000 and JBIG2 decoders (scanned PDFs use both) and the colour management module. */
+/** JPEG 2000 and JBIG2 decoders (PDFs made by document scanners use both) and the colour management module. */
 const wasmUrl = `${join(packageDir, 'wasm')}/`;
 const iccUrl = `${join(packageDir, 'iccs')}/`;
 
