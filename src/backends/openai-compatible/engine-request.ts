@@ -1,7 +1,8 @@
 import { engineUnreachable, EngineConnectionError } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { readSseData } from '../../core/http/read-sse.ts';
-import { Agent, FormData, request, type Dispatcher } from 'undici';
+import { Agent, FormData } from 'undici';
+import { EngineExchange } from './engine-exchange.ts';
 
 /** How to reach one configured engine over HTTP and how its error answers read to a client. */
 export interface EngineConnection {
@@ -29,19 +30,19 @@ const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
 
 /** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
-  const scope = new CallScope(engine, call.signal);
+  const exchange = open(engine, call, 'application/json', 'whole');
+  let text: string;
   try {
-    const body = await scope.open(call, 'application/json');
-    const text = await body.text().catch((error: unknown) => {
-      throw scope.failure(error, 'before-answer');
-    });
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new ApiError('500', `The engine for model '${engine.modelName}' sent an answer that is not JSON: ${scope.redact(text.slice(0, 200))}`);
-    }
+    text = await exchange.settled;
+  } catch (error) {
+    throw failure(engine, exchange, call.signal, error, 'before-answer');
   } finally {
-    scope.end();
+    exchange.end();
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError('500', `The engine for model '${engine.modelName}' sent an answer that is not JSON: ${redact(engine, text.slice(0, 200))}`);
   }
 }
 
@@ -51,87 +52,53 @@ export async function postJson(engine: EngineConnection, call: EngineCall): Prom
  * EngineConnectionError. Stopping the iteration early closes the engine's connection.
  */
 export async function* postForEvents(engine: EngineConnection, call: EngineCall): AsyncGenerator<string> {
-  const scope = new CallScope(engine, call.signal);
+  const exchange = open(engine, call, 'text/event-stream', 'streamed');
   try {
-    const body = await scope.open(call, 'text/event-stream');
     try {
-      for await (const data of readSseData(body)) yield data;
+      await exchange.settled;
     } catch (error) {
-      throw scope.failure(error, 'while-reading');
+      throw failure(engine, exchange, call.signal, error, 'before-answer');
+    }
+    try {
+      for await (const data of readSseData(exchange.chunks())) yield data;
+    } catch (error) {
+      throw failure(engine, exchange, call.signal, error, 'while-reading');
     }
   } finally {
     // Closes the socket when the stream was left before its end (client gone, consumer stopped).
-    scope.end();
+    exchange.end();
   }
 }
 
-/**
- * The life of one call: the client's signal and the configured timeout both abort it, through one
- * controller (no AbortSignal.any or AbortSignal.timeout per call: both cost on the hot path).
- */
-class CallScope {
-  readonly #engine: EngineConnection;
-  readonly #clientSignal: AbortSignal;
-  readonly #controller = new AbortController();
-  readonly #timer: NodeJS.Timeout;
-  readonly #onClientAbort = () => this.#controller.abort(this.#clientSignal.reason);
-  #timedOut = false;
-  #body: Dispatcher.ResponseData['body'] | undefined;
+function open(engine: EngineConnection, call: EngineCall, accept: string, answer: 'whole' | 'streamed'): EngineExchange {
+  if (call.signal.aborted) throw abortReason(call.signal);
+  const form = call.body instanceof FormData ? call.body : undefined;
+  const headers: Record<string, string> = form === undefined ? { 'content-type': 'application/json', accept } : { accept };
+  if (engine.apiKey !== undefined) headers['authorization'] = `Bearer ${engine.apiKey}`;
+  return new EngineExchange(dispatcher, {
+    url: call.url,
+    headers,
+    body: form ?? JSON.stringify(call.body),
+    signal: call.signal,
+    timeoutMs: engine.timeoutMs,
+    answer,
+    errorAnswer: (status, text) => (call.httpError ?? engine.httpError)(status, redact(engine, text)),
+  });
+}
 
-  constructor(engine: EngineConnection, clientSignal: AbortSignal) {
-    this.#engine = engine;
-    this.#clientSignal = clientSignal;
-    clientSignal.addEventListener('abort', this.#onClientAbort, { once: true });
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#controller.abort(new Error('timeout'));
-    }, engine.timeoutMs);
-  }
+/** What a failed request or read means for the client. */
+function failure(engine: EngineConnection, exchange: EngineExchange, signal: AbortSignal, error: unknown, phase: 'before-answer' | 'while-reading'): Error {
+  if (signal.aborted) return abortReason(signal);
+  if (error instanceof ApiError) return error;
+  const detail = exchange.timedOut ? `no complete answer within ${engine.timeoutMs} ms (timeoutMs)` : redact(engine, connectionDetail(error));
+  if (phase === 'before-answer') return engineUnreachable(engine.modelName, detail);
+  return new EngineConnectionError(`The connection to the engine for model '${engine.modelName}' broke: ${detail}.`, { cause: error });
+}
 
-  async open(call: EngineCall, accept: string): Promise<Dispatcher.ResponseData['body']> {
-    if (this.#clientSignal.aborted) throw abortReason(this.#clientSignal);
-    const form = call.body instanceof FormData ? call.body : undefined;
-    const headers: Record<string, string> = form === undefined ? { 'content-type': 'application/json', accept } : { accept };
-    if (this.#engine.apiKey !== undefined) headers['authorization'] = `Bearer ${this.#engine.apiKey}`;
-    let response: Dispatcher.ResponseData;
-    try {
-      const body = form ?? JSON.stringify(call.body);
-      response = await request(call.url, { method: 'POST', headers, body, signal: this.#controller.signal, dispatcher });
-    } catch (error) {
-      throw this.failure(error, 'before-answer');
-    }
-    this.#body = response.body;
-    if (response.statusCode < 200 || response.statusCode > 299) {
-      const text = await response.body.text().catch(() => '');
-      const httpError = call.httpError ?? this.#engine.httpError;
-      throw httpError(response.statusCode, this.redact(text));
-    }
-    return response.body;
-  }
-
-  /** What a failed request or read means for the client. */
-  failure(error: unknown, phase: 'before-answer' | 'while-reading'): Error {
-    if (this.#clientSignal.aborted) return abortReason(this.#clientSignal);
-    if (error instanceof ApiError) return error;
-    const detail = this.#timedOut
-      ? `no complete answer within ${this.#engine.timeoutMs} ms (timeoutMs)`
-      : this.redact(connectionDetail(error));
-    if (phase === 'before-answer') return engineUnreachable(this.#engine.modelName, detail);
-    return new EngineConnectionError(`The connection to the engine for model '${this.#engine.modelName}' broke: ${detail}.`, { cause: error });
-  }
-
-  /** Engines do not echo credentials, but a message is never the place for the apiKey, so make sure. */
-  redact(text: string): string {
-    const key = this.#engine.apiKey;
-    return key === undefined || key === '' ? text : text.split(key).join('***');
-  }
-
-  end(): void {
-    clearTimeout(this.#timer);
-    this.#clientSignal.removeEventListener('abort', this.#onClientAbort);
-    // An answer left unread would hold its socket: close it.
-    if (this.#body !== undefined && !this.#body.readableEnded) this.#body.destroy();
-  }
+/** Engines do not echo credentials, but a message is never the place for the apiKey, so make sure. */
+function redact(engine: EngineConnection, text: string): string {
+  const key = engine.apiKey;
+  return key === undefined || key === '' ? text : text.split(key).join('***');
 }
 
 function abortReason(signal: AbortSignal): Error {
