@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { ApiError } from '../../core/errors/api-error.ts';
 import type { PageSize } from './page-sizes.ts';
 import { headlessChromiumArgs } from '../../tools/browser/headless-chromium-args.ts';
+import { loadChromium } from '../../tools/browser/load-chromium.ts';
 
 interface Launched {
   readonly context: BrowserContext;
@@ -93,7 +94,7 @@ export class SlideRenderer {
   async #start(): Promise<Launched> {
     const profile = await mkdtemp(join(tmpdir(), 'slides-chromium-'));
     try {
-      const context = await chromium.launchPersistentContext(profile, {
+      const context = await (await loadChromium()).launchPersistentContext(profile, {
         executablePath: this.#executablePath,
         headless: true,
         offline: true,

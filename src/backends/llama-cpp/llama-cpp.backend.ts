@@ -1,18 +1,38 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
-import { LlamaCppChatModel } from './llama-cpp-chat-model.ts';
-import { LlamaCppTokenCounter } from './llama-cpp-token-counter.ts';
-import { LlamaEngine, readLlamaSettings } from './llama-engine.ts';
+import type { Backend, BackendFactory } from '../../core/engines/backend.ts';
+import { readLlamaSettings, type LlamaSettings } from './llama-settings.ts';
+
+type LoadedBackend = Required<Pick<Backend, 'chat' | 'tokenizer' | 'close'>>;
 
 /**
  * A GGUF model run in this process by llama.cpp (node-llama-cpp's prebuilt binary, CPU unless
  * `gpuLayers` is set). The model loads on first use; `parallelSequences` requests decode at once
- * and later ones wait in line.
+ * and later ones wait in line. The settings are checked at startup; node-llama-cpp itself (~7 MB of
+ * heap, ~0.5 s) is imported with the first call, so processes that never run it do not carry it.
  */
 export const createLlamaCppBackend: BackendFactory = (context) => {
-  const engine = new LlamaEngine(readLlamaSettings(context));
+  const settings = readLlamaSettings(context);
+  let loading: Promise<LoadedBackend> | undefined;
+  const loaded = () => (loading ??= loadBackend(settings));
   return {
-    chat: new LlamaCppChatModel(engine),
-    tokenizer: new LlamaCppTokenCounter(engine),
-    close: () => engine.close(),
+    chat: {
+      generate: async (request) => (await loaded()).chat.generate(request),
+      async *stream(request) {
+        yield* (await loaded()).chat.stream(request);
+      },
+    },
+    tokenizer: { countPromptTokens: async (request) => (await loaded()).tokenizer.countPromptTokens(request) },
+    close: async () => {
+      if (loading !== undefined) await (await loading).close();
+    },
   };
 };
+
+async function loadBackend(settings: LlamaSettings): Promise<LoadedBackend> {
+  const [{ LlamaEngine }, { LlamaCppChatModel }, { LlamaCppTokenCounter }] = await Promise.all([
+    import('./llama-engine.ts'),
+    import('./llama-cpp-chat-model.ts'),
+    import('./llama-cpp-token-counter.ts'),
+  ]);
+  const engine = new LlamaEngine(settings);
+  return { chat: new LlamaCppChatModel(engine), tokenizer: new LlamaCppTokenCounter(engine), close: () => engine.close() };
+}

@@ -1,7 +1,8 @@
-import { chromium, type Browser, type Route } from 'playwright-core';
+import type { Browser, Route } from 'playwright-core';
 import { ApiError } from '../../core/errors/api-error.ts';
 import type { FetchedResource, GuardedFetcher } from '../fetch/guarded-fetcher.ts';
 import { headlessChromiumArgs } from '../browser/headless-chromium-args.ts';
+import { loadChromium } from '../browser/load-chromium.ts';
 
 export interface PageRendererOptions {
   readonly executablePath: string;
@@ -103,8 +104,8 @@ export class PageRenderer {
   }
 
   #launch(): Promise<Browser> {
-    this.#browser ??= chromium
-      .launch({
+    this.#browser ??= loadChromium()
+      .then((chromium) => chromium.launch({
         executablePath: this.#options.executablePath,
         headless: true,
         args: [
@@ -114,7 +115,7 @@ export class PageRenderer {
           '--force-webrtc-ip-handling-policy',
           '--webrtc-ip-handling-policy=disable_non_proxied_udp',
         ],
-      })
+      }))
       .then((browser) => {
         browser.on('disconnected', () => {
           this.#browser = undefined;

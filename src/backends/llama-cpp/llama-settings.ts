@@ -1,0 +1,32 @@
+import { availableParallelism } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import type { BackendContext } from '../../core/engines/backend.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
+
+export interface LlamaSettings {
+  readonly modelName: string;
+  readonly modelPath: string;
+  readonly contextSize: number | undefined;
+  readonly parallelSequences: number;
+  readonly threads: number;
+  readonly gpuLayers: number;
+}
+
+export function readLlamaSettings({ modelName, entry, configDir }: BackendContext): LlamaSettings {
+  if (entry.modelPath === undefined) {
+    throw new ApiError(
+      '1221',
+      `Model '${modelName}' uses backend llama-cpp but has no modelPath; add one to its config entry, for example modelPath: ./models/model.Q4_K_M.gguf.`,
+    );
+  }
+  return {
+    modelName,
+    modelPath: isAbsolute(entry.modelPath) ? entry.modelPath : resolve(configDir, entry.modelPath),
+    contextSize: entry.contextSize,
+    parallelSequences: entry.parallelSequences ?? 1,
+    // Decoding is memory-bound: half the cores is llama.cpp's usual sweet spot, and on 2 cores one
+    // thread is 20-40x faster than two that fight the event loop and each other.
+    threads: entry.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)),
+    gpuLayers: entry.gpuLayers ?? 0,
+  };
+}
