@@ -2,6 +2,7 @@ import { readSettings } from '../core/config/settings.ts';
 import { buildApp } from '../http/build-app.ts';
 import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
 import { openPlatform } from '../platform/open-platform.ts';
+import { keepHeapSteady } from '../platform/steady-heap.ts';
 import type { CliFlags } from './cli-flags.ts';
 
 export interface ServeFlags extends CliFlags {
@@ -11,6 +12,7 @@ export interface ServeFlags extends CliFlags {
 
 /** Starts the server; SIGINT/SIGTERM stop taking connections, let in-flight requests finish, then exit. */
 export async function runServe(flags: ServeFlags): Promise<number> {
+  keepHeapSteady();
   const settings = readSettings(process.env, flags);
   const platform = await openPlatform(settings, process.env);
   await ensureInitialKey(platform, (line) => console.log(line));

@@ -1,6 +1,7 @@
 import { readSettings } from '../core/config/settings.ts';
 import { startOpsServer } from '../http/ops-server.ts';
 import { openPlatform } from '../platform/open-platform.ts';
+import { keepHeapSteady } from '../platform/steady-heap.ts';
 import type { CliFlags } from './cli-flags.ts';
 
 /**
@@ -10,6 +11,7 @@ import type { CliFlags } from './cli-flags.ts';
  * on that port (only with the flag: a worker takes no PORT from the environment it may share with serve).
  */
 export async function runWorker(flags: CliFlags): Promise<number> {
+  keepHeapSteady();
   const settings = readSettings(process.env, flags);
   const platform = await openPlatform(settings, process.env);
   platform.startWorkers();
