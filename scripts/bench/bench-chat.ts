@@ -11,6 +11,7 @@ import { percentile, post, runLoad, type LoadResult, type Target } from './load.
 
 const requestsPerLevel = Number(process.env['BENCH_REQUESTS'] ?? '3000');
 const rssRequests = Number(process.env['BENCH_RSS_REQUESTS'] ?? '10000');
+const rssRounds = Number(process.env['BENCH_RSS_ROUNDS'] ?? '8');
 const streamChunks = 100;
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const children: ChildProcess[] = [];
@@ -114,9 +115,10 @@ async function main(): Promise<void> {
     console.log(`${target.name.padEnd(18)} | ${percentile(firstBytes, 0.5).toFixed(2).padStart(11)} | ${total.toFixed(2).padStart(12)} | ${perChunk.toFixed(1)}`);
   }
 
-  // Three rounds: the first may still grow the heap to its working size; a leak keeps growing.
+  // Several rounds: the first ones grow the heap to its working size (V8 collects the old
+  // generation only once it has grown past what the last full collection kept); a leak keeps growing.
   const readings = [rssMegabytes(platform.child.pid)];
-  for (let round = 0; round < 3; round += 1) {
+  for (let round = 0; round < rssRounds; round += 1) {
     await runLoad(targets[2] as Target, body, 16, rssRequests);
     readings.push(rssMegabytes(platform.child.pid));
   }
