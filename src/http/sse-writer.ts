@@ -9,6 +9,7 @@ export class SseWriter {
   readonly #request: FastifyRequest;
   readonly #reply: FastifyReply;
   #opened = false;
+  #corked = false;
 
   constructor(request: FastifyRequest, reply: FastifyReply) {
     this.#request = request;
@@ -56,6 +57,7 @@ export class SseWriter {
   async #write(text: string): Promise<void> {
     const raw = this.#reply.raw;
     if (!this.writable) return;
+    this.#corkUntilNextTick();
     if (raw.write(text)) return;
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -65,6 +67,22 @@ export class SseWriter {
       };
       raw.on('drain', done);
       raw.on('close', done);
+    });
+  }
+
+  /**
+   * Events made in one turn of the event loop (one read of the engine's answer often holds many)
+   * leave in one socket write instead of one write each: the proxy-like cost of a stream is its
+   * writes. Nothing waits: the uncork comes once the turn's promise jobs have run.
+   */
+  #corkUntilNextTick(): void {
+    if (this.#corked) return;
+    const raw = this.#reply.raw;
+    raw.cork();
+    this.#corked = true;
+    process.nextTick(() => {
+      this.#corked = false;
+      raw.uncork();
     });
   }
 }
