@@ -7,10 +7,27 @@ import { dropNullOptionals } from './drop-null-optionals.ts';
  * needs a valid key (platform-facts §5).
  */
 export function identifyAndAuthenticate(authenticator: Authenticator) {
-  return async (request: FastifyRequest): Promise<void> => {
+  // A callback hook: a key seen moments ago is known without a promise (this runs on every request).
+  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
     request.requestId = request.id;
-    if (request.is404 || request.routeOptions.config.public === true) return;
-    request.apiKey = await authenticator.authenticate(request.headers.authorization);
+    if (request.is404 || request.routeOptions.config.public === true) {
+      done();
+      return;
+    }
+    const header = request.headers.authorization;
+    const known = authenticator.authenticateFromCache(header);
+    if (known !== undefined) {
+      request.apiKey = known;
+      done();
+      return;
+    }
+    authenticator.authenticate(header).then(
+      (key) => {
+        request.apiKey = key;
+        done();
+      },
+      (error: Error) => done(error),
+    );
   };
 }
 
@@ -19,12 +36,14 @@ export function identifyAndAuthenticate(authenticator: Authenticator) {
  * well-formed client request_id wins over the generated one, in logs and responses, including
  * the error response when the body is then refused.
  */
-export async function prepareBody(request: FastifyRequest): Promise<void> {
+export function prepareBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   const body = request.body;
-  if (body === null || typeof body !== 'object') return;
-  const bodySchema = request.routeOptions.schema?.body;
-  if (bodySchema !== undefined) dropNullOptionals(bodySchema as Parameters<typeof dropNullOptionals>[0], body);
-  adoptRequestId(request, (body as { request_id?: unknown }).request_id);
+  if (body !== null && typeof body === 'object') {
+    const bodySchema = request.routeOptions.schema?.body;
+    if (bodySchema !== undefined) dropNullOptionals(bodySchema as Parameters<typeof dropNullOptionals>[0], body);
+    adoptRequestId(request, (body as { request_id?: unknown }).request_id);
+  }
+  done();
 }
 
 /** Makes a client's request_id (6-64 characters) the request's id; otherwise keeps the generated one. */
@@ -36,6 +55,7 @@ export function adoptRequestId(request: FastifyRequest, clientId: unknown): void
 }
 
 /** onSend: every response says which request it answers. */
-export async function echoRequestId(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function echoRequestId(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   reply.header('x-request-id', request.requestId);
+  done(null, payload);
 }

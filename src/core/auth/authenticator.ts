@@ -52,12 +52,24 @@ export class Authenticator {
   }
 
   async authenticate(header: string | undefined): Promise<AuthenticatedKey> {
-    const token = (header ?? '').trim().replace(/^Bearer(\s+|$)/i, '');
-    if (token === '') throw new ApiError('1001');
+    const token = tokenOf(header);
     const dots = token.split('.').length - 1;
     if (dots === 1) return this.#checkRawKey(token);
     if (dots === 2) return this.#checkJwt(token);
     throw new ApiError('1002', 'The Authorization token is invalid: expected an API key <id>.<secret> or a JWT.');
+  }
+
+  /**
+   * The same check without waiting, for the request hook: the key when the header is a raw API
+   * key whose entry is cached and whose secret was seen valid before (the common case of a busy
+   * key); undefined when `authenticate` has to look further (it then decides, errors included).
+   */
+  authenticateFromCache(header: string | undefined): AuthenticatedKey | undefined {
+    const parts = parseApiKey(tokenOf(header, false));
+    const entry = parts === undefined ? undefined : this.#freshEntry(parts.id);
+    const key = entry?.key;
+    if (parts === undefined || key === undefined || key.revokedAt !== null || entry?.secret === undefined) return undefined;
+    return sameSecret(parts.secret, entry.secret) ? { id: key.id, name: key.name, policy: key.policy } : undefined;
   }
 
   /** Drops a key from the cache so a revocation in this process takes effect at once. */
@@ -90,15 +102,27 @@ export class Authenticator {
     return { id: key.id, name: key.name, policy: key.policy };
   }
 
-  async #entry(id: string): Promise<CacheEntry> {
-    const now = this.#now();
+  #freshEntry(id: string): CacheEntry | undefined {
     const cached = this.#cache.get(id);
-    if (cached !== undefined && now - cached.fetchedAt < this.#cacheTtlMs) return cached;
+    return cached !== undefined && this.#now() - cached.fetchedAt < this.#cacheTtlMs ? cached : undefined;
+  }
+
+  async #entry(id: string): Promise<CacheEntry> {
+    const cached = this.#freshEntry(id);
+    if (cached !== undefined) return cached;
+    const now = this.#now();
     const entry: CacheEntry = { key: await this.#lookup.findKey(id), fetchedAt: now };
     if (this.#cache.size >= maxCacheEntries) this.#cache.clear();
     this.#cache.set(id, entry);
     return entry;
   }
+}
+
+/** The token of an Authorization header: `Bearer ` dropped; an empty one is refused unless `required` is false. */
+function tokenOf(header: string | undefined, required = true): string {
+  const token = (header ?? '').trim().replace(/^Bearer(\s+|$)/i, '');
+  if (token === '' && required) throw new ApiError('1001');
+  return token;
 }
 
 function usable(key: StoredKey | undefined): StoredKey {
