@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { UsageLedgerHousekeeping } from '../core/usage/usage-retention.ts';
 import type { UsageRecord } from '../core/usage/usage-record.ts';
@@ -6,6 +5,7 @@ import type { Database } from './database.ts';
 import type { DatabaseSchema, UsageDailyTable, UsageRecordTable } from './database-schema.ts';
 import { dayMs, dayNumber, utcDay } from './usage/usage-day.ts';
 import { createDayPartitions, dropDayPartitionsBefore } from './usage/usage-partitions.ts';
+import { timeOrderedId } from './usage/time-ordered-id.ts';
 
 /** The summed columns of a ledger row, in the order of the daily rollup. */
 const summed = [
@@ -106,7 +106,7 @@ export class UsageRepository implements UsageLedgerHousekeeping {
 function toRow(record: UsageRecord): UsageRecordTable {
   const units = record.units ?? {};
   return {
-    id: randomUUID(),
+    id: timeOrderedId(record.createdAt),
     key_id: record.keyId,
     model: record.model,
     endpoint: record.endpoint,
