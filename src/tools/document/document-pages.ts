@@ -21,24 +21,29 @@ export interface PageRange {
   readonly endPage?: number;
 }
 
+type DocumentPage = PageContent & { readonly raster: RasterImage };
+
 /**
- * The pages of a document as the layout analysis takes them, one at a time: an image is one page
+ * The pages of a document as the layout analysis takes them, in order: an image is one page
  * (decoded and recognised); a PDF page keeps its text layer where it has one (its pictures from the
- * drawing operators) and is rendered and recognised where it has none (a scan).
+ * drawing operators) and is rendered and recognised where it has none (a scan). Up to
+ * `pagesInFlight` pages without a text layer are recognised at once (the recogniser's
+ * parallelism), the next ones rendered while earlier ones are read.
  */
 export async function* documentPages(
   document: { readonly bytes: Uint8Array; readonly format: DocumentFormat },
   range: PageRange,
   recognise: TextRecogniser,
   signal: AbortSignal,
-): AsyncGenerator<PageContent & { readonly raster: RasterImage }> {
+  pagesInFlight = 1,
+): AsyncGenerator<DocumentPage> {
   if (document.format !== 'pdf') {
     const raster = await decodeRaster(document.bytes, document.format);
     yield { width: raster.width, height: raster.height, lines: await recognise(raster, signal), pictures: [], raster };
     return;
   }
   try {
-    yield* pdfPages(document.bytes, range, recognise, signal);
+    yield* pdfPages(document.bytes, range, recognise, signal, pagesInFlight);
   } catch (error) {
     // A damaged file shows when it is opened, or only when one of its pages is read or drawn.
     if (error instanceof PdfUnreadableError) throw invalidField('file', error.message);
@@ -51,21 +56,31 @@ async function* pdfPages(
   range: PageRange,
   recognise: TextRecogniser,
   signal: AbortSignal,
-): AsyncGenerator<PageContent & { readonly raster: RasterImage }> {
+  pagesInFlight: number,
+): AsyncGenerator<DocumentPage> {
   const pdf = await openPdf(bytes);
+  // Pages read ahead are stopped when the reader stops early (an error, or it returns).
+  const stop = new AbortController();
+  const reading = AbortSignal.any([signal, stop.signal]);
+  const ahead: Promise<DocumentPage>[] = [];
   try {
     const [first, last] = pageSpan(pdf.pageCount, range);
     for (let number = first; number <= last; number++) {
       signal.throwIfAborted();
       const page = await pdf.page(number);
       const raster = await page.render(pdfScale);
-      if (page.hasTextLayer()) {
-        yield { width: raster.width, height: raster.height, lines: page.textLines(pdfScale), pictures: await page.pictures(pdfScale), raster };
-      } else {
-        yield { width: raster.width, height: raster.height, lines: await recognise(raster, signal), pictures: [], raster };
-      }
+      const content: Promise<DocumentPage> = page.hasTextLayer()
+        ? Promise.resolve({ width: raster.width, height: raster.height, lines: page.textLines(pdfScale), pictures: await page.pictures(pdfScale), raster })
+        : recognise(raster, reading).then((lines) => ({ width: raster.width, height: raster.height, lines, pictures: [], raster }));
+      // Its failure is reported when its turn comes; until then it must not count as unhandled.
+      content.catch(() => undefined);
+      ahead.push(content);
+      if (ahead.length >= pagesInFlight) yield await (ahead.shift() as Promise<DocumentPage>);
     }
+    while (ahead.length > 0) yield await (ahead.shift() as Promise<DocumentPage>);
   } finally {
+    stop.abort();
+    await Promise.allSettled(ahead);
     await pdf.close();
   }
 }

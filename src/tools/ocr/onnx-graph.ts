@@ -30,7 +30,11 @@ const tensorDataType = 2;
 const tensorFloats = 4;
 const tensorRawData = 9;
 const floatDataType = 1;
+/** AttributeProto.AttributeType values. */
+const floatAttributeType = 1;
+const integerAttributeType = 2;
 const tensorAttributeType = 4;
+const integersAttributeType = 7;
 
 /** One node of the graph, editable: change inputs/outputs, mark it removed or replace it. */
 export interface GraphNode {
@@ -43,6 +47,8 @@ export interface GraphNode {
   removed: boolean;
   /** Bytes of a NodeProto that takes this node's place. */
   replacement?: Uint8Array;
+  /** Bytes of NodeProtos written just before this node (constants it reads). */
+  readonly before: Uint8Array[];
 }
 
 /** A float constant of the graph (a Constant node's value), editable in place. */
@@ -94,6 +100,7 @@ export class OnnxGraph {
         attributes,
         changed: false,
         removed: false,
+        before: [],
       };
       this.nodes.push(node);
       for (const output of node.outputs) this.#producers.set(output, node);
@@ -157,8 +164,9 @@ export class OnnxGraph {
     const graphParts = this.#graphFields.map((field) => {
       const node = field.number === graphNode ? this.nodes.find((item) => item.field === field) : undefined;
       if (node === undefined || !node.changed) return this.#bytes.subarray(field.at, field.end);
-      if (node.removed) return new Uint8Array();
-      return lengthDelimited(graphNode, node.replacement ?? this.#encodeNode(node));
+      const before = node.before.map((bytes) => lengthDelimited(graphNode, bytes));
+      if (node.removed) return concatBytes(before);
+      return concatBytes([...before, lengthDelimited(graphNode, node.replacement ?? this.#encodeNode(node))]);
     });
     const graph = lengthDelimited(modelGraph, concatBytes(graphParts));
     return concatBytes(this.#modelFields.map((field) => (field === this.#graphField ? graph : this.#bytes.subarray(field.at, field.end))));
@@ -212,13 +220,18 @@ export class OnnxGraph {
   }
 }
 
-function encodeTensorAttribute(constant: FloatConstant): Uint8Array {
+function encodeTensorAttribute(constant: { readonly dimensions: readonly number[]; readonly values: Float32Array }): Uint8Array {
   const tensor = concatBytes([
     ...constant.dimensions.map((dimension) => varintField(tensorDimensions, dimension)),
     varintField(tensorDataType, floatDataType),
     lengthDelimited(tensorRawData, new Uint8Array(constant.values.buffer, constant.values.byteOffset, constant.values.byteLength)),
   ]);
   return concatBytes([textField(attributeName, 'value'), lengthDelimited(attributeTensor, tensor), varintField(attributeType, tensorAttributeType)]);
+}
+
+/** A Constant node's bytes: a float tensor of the given shape, named `output`. */
+export function encodeFloatConstant(output: string, dimensions: readonly number[], values: Float32Array): Uint8Array {
+  return encodeNode('Constant', [], [output], [encodeTensorAttribute({ dimensions, values })]);
 }
 
 /** A NodeProto's bytes, for nodes that replace others. */
@@ -233,5 +246,19 @@ export function encodeNode(opType: string, inputs: readonly string[], outputs: r
 
 /** An AttributeProto holding one float. */
 export function floatAttribute(name: string, value: number): Uint8Array {
-  return concatBytes([textField(attributeName, name), floatField(attributeFloat, value), varintField(attributeType, 1)]);
+  return concatBytes([textField(attributeName, name), floatField(attributeFloat, value), varintField(attributeType, floatAttributeType)]);
+}
+
+/** An AttributeProto holding one non-negative integer. */
+export function integerAttribute(name: string, value: number): Uint8Array {
+  return concatBytes([textField(attributeName, name), varintField(attributeInteger, value), varintField(attributeType, integerAttributeType)]);
+}
+
+/** An AttributeProto holding a list of non-negative integers. */
+export function integersAttribute(name: string, values: readonly number[]): Uint8Array {
+  return concatBytes([
+    textField(attributeName, name),
+    ...values.map((value) => varintField(attributeIntegers, value)),
+    varintField(attributeType, integersAttributeType),
+  ]);
 }

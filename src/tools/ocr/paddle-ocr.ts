@@ -1,28 +1,31 @@
 import { availableParallelism } from 'node:os';
 import type { RasterImage, TextLine } from '../layout/page-content.ts';
-import type { DecodedText } from './ctc-decoder.ts';
-import { upsideDownProbabilities } from './direction-classifier.ts';
-import { loadOcrModels, type OcrModels } from './ocr-models.ts';
-import { pixelRegion, type PixelRegion } from './raster-ops.ts';
-import { inReadingOrder } from './reading-order.ts';
-import { detectTextBoxes } from './text-detection.ts';
-import { recognizeLines } from './text-recognition.ts';
+import { OcrWorkerPool } from './ocr-worker-pool.ts';
+import type { PageReadingSettings } from './page-reading.ts';
 
 export interface PaddleOcrOptions {
   /**
-   * Threads each model uses (onnxruntime intraOpNumThreads); default half the cores (1 to 4). On
-   * the shared 2-core machine one thread read 11.9 pages/min and two 8.3 (alone, two threads
-   * make one recognition ~1.5× faster).
+   * Worker threads reading pages side by side; default min(2, cores). Pages of one document are
+   * read in parallel up to this many, and inference never runs on the event loop.
+   */
+  readonly workers?: number;
+  /**
+   * Threads each worker's models use (onnxruntime intraOpNumThreads); default half the cores
+   * shared among the workers (1 to 4 each). On a loaded 2-core machine one thread per model read
+   * more pages per minute than two (spinning threads compete with everything else).
    */
   readonly threads?: number;
   /** Longer side of the image the detector sees; default 1280 (keeps 8-pt text of a 150-dpi A4 page). */
   readonly detectionSideLimit?: number;
   /**
    * Run the 0°/180° line classifier and turn the lines it finds upside down; default false, as in
-   * PaddleOCR. Worth it for scans that may lie upside down; it cost 0.2-0.5 s of a ~5 s page here.
+   * PaddleOCR. Worth it for scans that may lie upside down; it costs about a tenth of a page's time.
    */
   readonly classifyDirection?: boolean;
-  /** Lines recognised per inference; default 2 (larger batches were slower on a CPU). */
+  /**
+   * Lines recognised per inference; default 1, each line at its own width: on the pages of
+   * bench:ocr batches of 2 and 3 (padded to the wider line) took 6% and 10% more CPU.
+   */
   readonly recognitionBatchSize?: number;
   /** Lines whose mean character probability is below this are dropped; default 0.5 (PaddleOCR's). */
   readonly minimumConfidence?: number;
@@ -32,141 +35,67 @@ export interface RecognizeOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-/**
- * PaddleOCR's default is 1.5; on rendered document lines that box hugs the glyphs and the
- * recogniser then drops the spaces between words (measured: CER 10% at 1.5, under 1% at 2.0).
- */
-const unclipRatio = 2;
-/** PaddleOCR's cls_thresh: a line is read the other way up too above this probability. */
-const upsideDownThreshold = 0.9;
+/** Pools are shared by every PaddleOcr in the process with the same workers and threads. */
+const pools = new Map<string, OcrWorkerPool>();
 
-/** Sessions are shared by every PaddleOcr in the process with the same thread count. */
-const loadedModels = new Map<number, Promise<OcrModels>>();
-
-function modelsFor(threads: number): Promise<OcrModels> {
-  let models = loadedModels.get(threads);
-  if (models === undefined) {
-    models = loadOcrModels({ threads });
-    // A failed load is not kept: the next call tries again.
-    models.catch(() => loadedModels.delete(threads));
-    loadedModels.set(threads, models);
+function poolFor(size: number, threads: number): OcrWorkerPool {
+  const key = `${size}×${threads}`;
+  let pool = pools.get(key);
+  if (pool === undefined) {
+    pool = new OcrWorkerPool({ size, threads });
+    pools.set(key, pool);
   }
-  return models;
+  return pool;
 }
 
 /**
  * PaddleOCR (PP-OCRv4 detection and recognition, optional direction classification) on
- * onnxruntime, in process. The ONNX sessions load on the first recognition (concurrent first
- * calls share one load) and are kept for the life of the process.
+ * onnxruntime, in worker threads of this process. The workers start and load their models on the
+ * first recognition and are kept for the life of the process.
  */
 export class PaddleOcr {
-  readonly #threads: number;
-  readonly #sideLimit: number;
-  readonly #classifyDirection: boolean;
-  readonly #batchSize: number;
-  readonly #minimumConfidence: number;
+  /** Pages read at once. */
+  readonly parallelism: number;
+  readonly #pool: OcrWorkerPool;
+  readonly #settings: PageReadingSettings;
 
   constructor(options: PaddleOcrOptions = {}) {
-    this.#threads = options.threads ?? Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2)));
-    this.#sideLimit = options.detectionSideLimit ?? 1280;
-    this.#classifyDirection = options.classifyDirection ?? false;
-    this.#batchSize = options.recognitionBatchSize ?? 2;
-    this.#minimumConfidence = options.minimumConfidence ?? 0.5;
+    const cores = availableParallelism();
+    this.parallelism = Math.max(1, options.workers ?? Math.min(2, cores));
+    const threads = options.threads ?? Math.max(1, Math.min(4, Math.floor(cores / 2 / this.parallelism)));
+    this.#pool = poolFor(this.parallelism, threads);
+    this.#settings = {
+      detectionSideLimit: options.detectionSideLimit ?? 1280,
+      classifyDirection: options.classifyDirection ?? false,
+      recognitionBatchSize: options.recognitionBatchSize ?? 1,
+      minimumConfidence: options.minimumConfidence ?? 0.5,
+    };
   }
 
-  /** Loads the models now rather than on the first recognition. */
-  async warmUp(): Promise<void> {
-    await modelsFor(this.#threads);
+  /** Starts the workers and loads their models now rather than on the first recognition. */
+  warmUp(): Promise<void> {
+    return this.#pool.warmUp();
   }
 
   /**
    * Text lines of the raster, boxes in its pixels, in reading order (top to bottom, then left to
    * right), confidence the mean probability of the line's characters. Rejects with the signal's
-   * reason when it is aborted (checked between stages and recognition batches).
+   * reason as soon as it is aborted (the worker stops at its next check).
    */
-  async recognize(raster: RasterImage, options: RecognizeOptions = {}): Promise<TextLine[]> {
-    const { signal } = options;
-    signal?.throwIfAborted();
-    const models = await modelsFor(this.#threads);
-    signal?.throwIfAborted();
-    const boxes = await detectTextBoxes(models.detection, raster, {
-      sideLimit: this.#sideLimit,
-      binaryThreshold: 0.3,
-      boxThreshold: 0.6,
-      unclipRatio,
-    });
-    const regions = boxes.flatMap((box) => pixelRegion(raster, box) ?? []);
-    if (regions.length === 0) return [];
-    signal?.throwIfAborted();
-    const texts = this.#classifyDirection
-      ? await this.#readEitherWayUp(models, raster, regions, signal)
-      : await recognizeLines(
-          models.recognition,
-          raster,
-          regions.map((region) => ({ region, upsideDown: false })),
-          models.dictionary,
-          { batchSize: this.#batchSize, signal },
-        );
-    const lines: TextLine[] = [];
-    regions.forEach((region, index) => {
-      const decoded = texts[index];
-      const text = decoded?.text.trim() ?? '';
-      if (decoded === undefined || decoded.confidence < this.#minimumConfidence || text.length === 0) return;
-      lines.push({
-        text,
-        box: { x0: region.x, y0: region.y, x1: region.x + region.width, y1: region.y + region.height },
-        confidence: decoded.confidence,
-      });
-    });
-    return inReadingOrder(lines);
-  }
-
-  /**
-   * Reads each line the way up the page lies (the majority of its lines' classifications), and
-   * also the other way up where a line's own classification disagrees with high confidence; the
-   * more confident reading wins. On rendered pages the vote was 0-11% "turned" for upright pages
-   * and 98-100% for the same pages turned 180°.
-   */
-  async #readEitherWayUp(
-    models: OcrModels,
-    raster: RasterImage,
-    regions: readonly PixelRegion[],
-    signal: AbortSignal | undefined,
-  ): Promise<DecodedText[]> {
-    const probabilities = await upsideDownProbabilities(models.classification, raster, regions, { batchSize: 32, signal });
-    const pageTurned = probabilities.filter((probability) => probability >= 0.5).length > probabilities.length / 2;
-    const recognition = { batchSize: this.#batchSize, signal };
-    const read = (indices: readonly number[], upsideDown: boolean) =>
-      recognizeLines(
-        models.recognition,
-        raster,
-        indices.map((index) => ({ region: regions[index] as PixelRegion, upsideDown })),
-        models.dictionary,
-        recognition,
-      );
-    const texts = await read(regions.map((_, index) => index), pageTurned);
-    const doubtful = probabilities.flatMap((probability, index) =>
-      (pageTurned ? 1 - probability : probability) >= upsideDownThreshold ? [index] : [],
-    );
-    if (doubtful.length === 0) return texts;
-    const otherWay = await read(doubtful, !pageTurned);
-    doubtful.forEach((lineIndex, index) => {
-      const candidate = otherWay[index];
-      if (candidate !== undefined && candidate.confidence > (texts[lineIndex]?.confidence ?? 0)) texts[lineIndex] = candidate;
-    });
-    return texts;
+  recognize(raster: RasterImage, options: RecognizeOptions = {}): Promise<TextLine[]> {
+    return this.#pool.read(raster, this.#settings, options.signal);
   }
 }
 
 let shared: PaddleOcr | undefined;
 
-/** The process's recogniser with default options (its sessions load on first use). */
+/** The process's recogniser with default options (its workers start on first use). */
 export function sharedPaddleOcr(): PaddleOcr {
   shared ??= new PaddleOcr();
   return shared;
 }
 
-/** The shared instance, or one that also classifies line direction (its sessions are shared too). */
+/** The shared instance, or one that also classifies line direction (its workers are shared too). */
 export function paddleOcrFor(options: { readonly classifyDirection?: boolean | undefined }): PaddleOcr {
   return options.classifyDirection === true ? new PaddleOcr({ classifyDirection: true }) : sharedPaddleOcr();
 }

@@ -37,10 +37,48 @@ export function pixelRegion(raster: RasterImage, box: Box): PixelRegion | null {
 }
 
 /**
+ * The smallest region holding every pixel that has a channel darker than `light` (ink, rules,
+ * pictures), or null for a blank raster. Alpha is ignored: rasters are decoded onto white.
+ */
+export function inkedRegion(raster: RasterImage, light = 224): PixelRegion | null {
+  const { width, height, data } = raster;
+  const isInk = (at: number) => (data[at] as number) < light || (data[at + 1] as number) < light || (data[at + 2] as number) < light;
+  let minX = width;
+  let maxX = -1;
+  let minY = -1;
+  let maxY = -1;
+  for (let y = 0; y < height; y++) {
+    const row = y * width * 4;
+    // Only the parts of the row outside the columns known to hold ink need a look, unless those
+    // parts are blank: then the row counts if anything between them is ink.
+    let inked = false;
+    for (let x = 0; x < minX; x++) {
+      if (!isInk(row + x * 4)) continue;
+      minX = x;
+      inked = true;
+      break;
+    }
+    for (let x = width - 1; x > maxX; x--) {
+      if (!isInk(row + x * 4)) continue;
+      maxX = x;
+      inked = true;
+      break;
+    }
+    for (let x = minX; !inked && x <= maxX; x++) inked = isInk(row + x * 4);
+    if (!inked) continue;
+    if (minY < 0) minY = y;
+    maxY = y;
+  }
+  if (minY < 0) return null;
+  return { x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1 };
+}
+
+/**
  * Resizes a region of the raster to width × height (bilinear, with OpenCV's pixel-centre
  * convention, as PaddleOCR's cv2.resize does) and writes it normalised into the top left of one
  * image slot of a CHW tensor, channels in BGR order: the models were trained on OpenCV's BGR
- * images. Tensor cells outside width × height keep their value (the caller's padding).
+ * images. Tensor cells outside width × height keep their value (the caller's padding). With a
+ * window, only that part of the resized image is written (sampled exactly as in the whole).
  */
 export function writeResizedRegion(
   raster: RasterImage,
@@ -49,43 +87,64 @@ export function writeResizedRegion(
   normalisation: ChannelNormalisation,
   placement: TensorPlacement,
   rotateHalfTurn = false,
+  window: PixelRegion = { x: 0, y: 0, width: size.width, height: size.height },
 ): void {
-  const { width, height } = size;
-  const columns = sampleAxis(region.x, region.width, width, rotateHalfTurn);
-  const rows = sampleAxis(region.y, region.height, height, rotateHalfTurn);
+  const { width, height } = window;
+  const columns = sampleAxis(region.x, region.width, size.width, rotateHalfTurn, window.x, width);
+  const rows = sampleAxis(region.y, region.height, size.height, rotateHalfTurn, window.y, height);
   const plane = placement.tensorWidth * placement.tensorHeight;
   const base = placement.batchIndex * 3 * plane;
   // BGR planes: blue first.
-  const scales = [2, 1, 0].map((channel) => 1 / (255 * (normalisation.deviation[channel] ?? 1)));
-  const offsets = [2, 1, 0].map((channel) => (normalisation.mean[channel] ?? 0) / (normalisation.deviation[channel] ?? 1));
-  const [blueScale = 0, greenScale = 0, redScale = 0] = scales;
-  const [blueOffset = 0, greenOffset = 0, redOffset = 0] = offsets;
+  const scale = (channel: number) => 1 / (255 * (normalisation.deviation[channel] ?? 1));
+  const offset = (channel: number) => (normalisation.mean[channel] ?? 0) / (normalisation.deviation[channel] ?? 1);
+  const [redScale, greenScale, blueScale] = [scale(0), scale(1), scale(2)];
+  const [redOffset, greenOffset, blueOffset] = [offset(0), offset(1), offset(2)];
   const source = raster.data;
+  const tensor = placement.tensor;
   const stride = raster.width * 4;
+  // Byte offsets of each column's two source pixels, computed once rather than per row: this
+  // loop runs over every pixel the detector sees (a million for a page), so it is kept plain.
+  const left = new Int32Array(width);
+  const right = new Int32Array(width);
+  for (let column = 0; column < width; column++) {
+    left[column] = (columns.low[column] as number) * 4;
+    right[column] = (columns.high[column] as number) * 4;
+  }
+  const across = columns.weight;
   for (let row = 0; row < height; row++) {
-    const top = (rows.low[row] ?? 0) * stride;
-    const bottom = (rows.high[row] ?? 0) * stride;
-    const vertical = rows.weight[row] ?? 0;
+    const top = (rows.low[row] as number) * stride;
+    const bottom = (rows.high[row] as number) * stride;
+    const down = rows.weight[row] as number;
     const rowStart = base + row * placement.tensorWidth;
     for (let column = 0; column < width; column++) {
-      const left = (columns.low[column] ?? 0) * 4;
-      const right = (columns.high[column] ?? 0) * 4;
-      const horizontal = columns.weight[column] ?? 0;
-      const topLeft = (1 - horizontal) * (1 - vertical);
-      const topRight = horizontal * (1 - vertical);
-      const bottomLeft = (1 - horizontal) * vertical;
-      const bottomRight = horizontal * vertical;
-      const sample = (channel: number): number =>
-        (source[top + left + channel] ?? 0) * topLeft +
-        (source[top + right + channel] ?? 0) * topRight +
-        (source[bottom + left + channel] ?? 0) * bottomLeft +
-        (source[bottom + right + channel] ?? 0) * bottomRight;
+      const topLeft = top + (left[column] as number);
+      const topRight = top + (right[column] as number);
+      const bottomLeft = bottom + (left[column] as number);
+      const bottomRight = bottom + (right[column] as number);
+      const along = across[column] as number;
       const index = rowStart + column;
-      placement.tensor[index] = sample(2) * blueScale - blueOffset;
-      placement.tensor[index + plane] = sample(1) * greenScale - greenOffset;
-      placement.tensor[index + 2 * plane] = sample(0) * redScale - redOffset;
+      tensor[index] = bilinear(source, topLeft + 2, topRight + 2, bottomLeft + 2, bottomRight + 2, along, down) * blueScale - blueOffset;
+      tensor[index + plane] = bilinear(source, topLeft + 1, topRight + 1, bottomLeft + 1, bottomRight + 1, along, down) * greenScale - greenOffset;
+      tensor[index + 2 * plane] = bilinear(source, topLeft, topRight, bottomLeft, bottomRight, along, down) * redScale - redOffset;
     }
   }
+}
+
+/** The value between four samples, `along` of the way right and `down` of the way down. */
+function bilinear(
+  source: Uint8ClampedArray,
+  topLeft: number,
+  topRight: number,
+  bottomLeft: number,
+  bottomRight: number,
+  along: number,
+  down: number,
+): number {
+  const upperLeft = source[topLeft] as number;
+  const lowerLeft = source[bottomLeft] as number;
+  const upper = upperLeft + ((source[topRight] as number) - upperLeft) * along;
+  const lower = lowerLeft + ((source[bottomRight] as number) - lowerLeft) * along;
+  return upper + (lower - upper) * down;
 }
 
 interface AxisSamples {
@@ -94,14 +153,14 @@ interface AxisSamples {
   readonly weight: Float32Array;
 }
 
-/** Source pixel pairs and weights for each destination pixel along one axis. */
-function sampleAxis(start: number, sourceLength: number, targetLength: number, reversed: boolean): AxisSamples {
-  const low = new Int32Array(targetLength);
-  const high = new Int32Array(targetLength);
-  const weight = new Float32Array(targetLength);
+/** Source pixel pairs and weights for `count` destination pixels from `first` on, along one axis. */
+function sampleAxis(start: number, sourceLength: number, targetLength: number, reversed: boolean, first: number, count: number): AxisSamples {
+  const low = new Int32Array(count);
+  const high = new Int32Array(count);
+  const weight = new Float32Array(count);
   const scale = sourceLength / targetLength;
-  for (let index = 0; index < targetLength; index++) {
-    const target = reversed ? targetLength - 1 - index : index;
+  for (let index = 0; index < count; index++) {
+    const target = reversed ? targetLength - 1 - (first + index) : first + index;
     const position = Math.min(Math.max((target + 0.5) * scale - 0.5, 0), sourceLength - 1);
     const floor = Math.floor(position);
     low[index] = start + floor;

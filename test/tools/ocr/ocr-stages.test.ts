@@ -5,7 +5,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { decodeCtc } from '../../../src/tools/ocr/ctc-decoder.ts';
 import { boxesFromProbabilityMap } from '../../../src/tools/ocr/detection-boxes.ts';
 import { ocrModelPaths } from '../../../src/tools/ocr/ocr-models.ts';
-import { halfRangeNormalisation, pixelRegion, writeResizedRegion } from '../../../src/tools/ocr/raster-ops.ts';
+import { halfRangeNormalisation, inkedRegion, pixelRegion, writeResizedRegion } from '../../../src/tools/ocr/raster-ops.ts';
 import { inReadingOrder } from '../../../src/tools/ocr/reading-order.ts';
 import { simplifyPaddleGraph } from '../../../src/tools/ocr/simplify-paddle-graph.ts';
 import { detectorInputSize } from '../../../src/tools/ocr/text-detection.ts';
@@ -88,6 +88,30 @@ describe('raster operations', () => {
     assert.deepEqual([...tensor], [1, -1, -1, -1, -1, 1]);
   });
 
+  it('writes a window of the resized region exactly as it is in the whole', () => {
+    // 5×4 pixels of varied values, resized to 7×6; the window is 3×2 from (2, 3).
+    const data = new Uint8ClampedArray(5 * 4 * 4).map((_, index) => (index * 37) % 256);
+    const source = { width: 5, height: 4, data };
+    const whole = { x: 0, y: 0, width: 5, height: 4 };
+    const all = new Float32Array(3 * 7 * 6);
+    writeResizedRegion(source, whole, { width: 7, height: 6 }, halfRangeNormalisation, { tensor: all, batchIndex: 0, tensorWidth: 7, tensorHeight: 6 });
+    const part = new Float32Array(3 * 3 * 2);
+    const window = { x: 2, y: 3, width: 3, height: 2 };
+    writeResizedRegion(source, whole, { width: 7, height: 6 }, halfRangeNormalisation, { tensor: part, batchIndex: 0, tensorWidth: 3, tensorHeight: 2 }, false, window);
+    const expected = [0, 1, 2].flatMap((channel) => [3, 4].flatMap((row) => [2, 3, 4].map((column) => all[channel * 42 + row * 7 + column])));
+    assert.deepEqual([...part], expected);
+  });
+
+  it('finds the inked part of a raster, and none on a blank one', () => {
+    const page = { width: 6, height: 5, data: new Uint8ClampedArray(6 * 5 * 4).fill(255) };
+    assert.equal(inkedRegion(page), null);
+    // A light grey speck (paper texture) is no ink; a blue pixel and a dark one are.
+    page.data.set([235, 235, 235], (1 * 6 + 1) * 4);
+    page.data.set([255, 255, 60], (1 * 6 + 4) * 4);
+    page.data.set([20, 20, 20], (3 * 6 + 2) * 4);
+    assert.deepEqual(inkedRegion(page), { x: 2, y: 1, width: 3, height: 3 });
+  });
+
   it('clamps boxes to the raster', () => {
     assert.deepEqual(pixelRegion(raster, { x0: -3.5, y0: -1, x1: 1.2, y1: 4 }), { x: 0, y: 0, width: 2, height: 1 });
     assert.equal(pixelRegion(raster, { x0: 5, y0: 0, x1: 9, y1: 1 }), null);
@@ -108,11 +132,12 @@ describe('reading order', () => {
 });
 
 describe('graph simplification', () => {
-  it('gives the recogniser the same outputs with fewer nodes', async () => {
+  it('gives the recogniser the same outputs with fewer passes over memory', async () => {
     const original = new Uint8Array(await readFile(ocrModelPaths().recognition));
     const simplified = simplifyPaddleGraph(original);
     assert.equal(simplified.hardSwishes, 28);
     assert.equal(simplified.foldedAffines, 40);
+    assert.equal(simplified.channelAffines, 16);
     const options = { intraOpNumThreads: 1 };
     const [before, after] = await Promise.all([InferenceSession.create(original, options), InferenceSession.create(simplified.model, options)]);
     const input = new Float32Array(3 * 48 * 160).map((_, index) => Math.sin(index * 0.37));
