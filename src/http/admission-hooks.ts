@@ -43,10 +43,12 @@ const noModel: RouteAdmission = { model: 'none', charge: 'none' };
 /**
  * Puts every route under admission (issue 8), by hooks rather than per-route code:
  * - onRoute: the route gets its rule from `rules` (keyed `METHOD routePath`, HEAD as GET);
- * - onRequest, right after authentication: the key's rate limit, before any body is read;
- * - preHandler: the model call (allowed models, credit, quotas, concurrency) for routes whose
- *   model is in the body; the ticket finishes when the response is done or the client leaves
- *   (`close` of the raw response: a stream holds its slot until then).
+ * - onRequest, right after authentication: the key's rate limit, before any body is read, on
+ *   routes without a model and `late` ones;
+ * - preHandler: on routes whose model is in the body, the rate and the model call (allowed
+ *   models, credit, quotas, concurrency) in one limiter step; the ticket finishes when the
+ *   response is done or the client leaves (`close` of the raw response: a stream holds its slot
+ *   until then).
  * Returns the routes as registered, for the route-table walk.
  */
 export function installAdmission(app: App, deps: AppDependencies, admission: Admission, rules: Readonly<Record<string, RouteAdmission>>): AdmittedRoute[] {
@@ -63,32 +65,78 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
     }
   });
 
-  app.addHook('onRequest', async (request) => {
-    if (request.apiKey !== undefined) await admission.admitRequest(request.apiKey);
+  // Callback hooks rather than async ones: a key without limits costs no promise here.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const key = request.apiKey;
+    if (key === undefined) {
+      done();
+      return;
+    }
+    // Routes whose model is in the body count the request in their call check (preHandler): one
+    // limiter step (one Redis round trip) per call instead of two, at the price of refusing a key
+    // over its rate only after its body is read, and of not counting requests refused before the
+    // call check (an invalid body, a model the key may not use, no credit). `late` routes and
+    // routes without a model are refused here, before the body (BENCHMARKS.md "bench:fleet").
+    // (routeOptions is built anew on each read: read only for keys with a rate limit.)
+    const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof request.routeOptions.config.admission?.model === 'function';
+    const checking = admission.admitRequest(key, countedByCall);
+    if (checking === undefined) done();
+    else checking.then(() => done(), (error: Error) => done(error));
   });
 
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', (request, reply, done) => {
     const key = request.apiKey;
+    // A key without a policy was remembered in onRequest and has nothing to check here.
+    if (key?.policy === undefined) {
+      done();
+      return;
+    }
     const rule = request.routeOptions.config.admission;
-    if (key === undefined || rule === undefined || rule.model === 'none') return;
+    if (rule === undefined || rule.model === 'none') {
+      done();
+      return;
+    }
     if (rule.model === 'late') {
       let admitted = false;
       request.admitLateCall = async (model) => {
         if (admitted) throw new Error('a call is admitted once');
         admitted = true;
-        finishWithResponse(reply, await admission.admitCall(key, model, rule.charge));
+        const ticket = await admission.admitCall(key, model, rule.charge, false);
+        if (ticket !== undefined) finishWithResponse(reply, ticket);
       };
+      done();
       return;
     }
     const model = rule.model(request.body as Record<string, unknown>, deps);
-    if (model !== undefined) finishWithResponse(reply, await admission.admitCall(key, model, rule.charge));
+    if (model === undefined) {
+      // No model named (the route's schema lets it be absent): the request's rate is counted alone.
+      const checking = admission.admitRequest(key);
+      if (checking === undefined) done();
+      else checking.then(() => done(), (error: Error) => done(error));
+      return;
+    }
+    const admitting = admission.admitCall(key, model, rule.charge, true);
+    if (admitting === undefined) {
+      done();
+      return;
+    }
+    admitting.then(
+      (ticket) => {
+        if (ticket !== undefined) finishWithResponse(reply, ticket);
+        done();
+      },
+      (error: Error) => done(error),
+    );
   });
   return routes;
 }
 
-/** For `late` routes: the handler names the model once it has read it (the same admission as every route). */
+/**
+ * For `late` routes: the handler names the model once it has read it (the same admission as every
+ * route). A key without a policy has nothing to admit (the preHandler leaves such requests alone).
+ */
 export async function admitLateCall(request: FastifyRequest, model: string): Promise<void> {
-  if (request.apiKey === undefined) return;
+  if (request.apiKey?.policy === undefined) return;
   if (request.admitLateCall === undefined) throw new Error(`route ${request.routeOptions.url ?? ''} is not declared 'late' in the admission rules`);
   await request.admitLateCall(model);
 }

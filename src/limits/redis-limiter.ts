@@ -1,132 +1,129 @@
-import { Redis } from 'ioredis';
+import { Redis, type ChainableCommander } from 'ioredis';
 import type { LimitCheck, Limiter, LimitVerdict, SlotHold } from '../core/limits/limiter.ts';
-
-/**
- * One admission step (Limiter.check) as a single script, so two nodes can never both take the
- * last unit. KEYS: rate, tokens, calls and slot counters (an unused one is named but untouched);
- * ARGV: now, then limit/expiry pairs, -1 for a part not asked about. Slots are a sorted set of
- * holders scored by lease end: lapsed holders (a crashed node's) are dropped before counting.
- */
-const checkScript = `
-local now = tonumber(ARGV[1])
-local rateLimit = tonumber(ARGV[2])
-if rateLimit >= 0 then
-  if tonumber(redis.call('GET', KEYS[1]) or '0') >= rateLimit then return 'rate' end
-  redis.call('INCR', KEYS[1])
-  redis.call('PEXPIREAT', KEYS[1], ARGV[3])
-end
-local tokensLimit = tonumber(ARGV[4])
-if tokensLimit >= 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= tokensLimit then return 'tokens' end
-local callsLimit = tonumber(ARGV[5])
-if callsLimit >= 0 and tonumber(redis.call('GET', KEYS[3]) or '0') >= callsLimit then return 'calls' end
-local slotLimit = tonumber(ARGV[7])
-if slotLimit >= 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-  if redis.call('ZCARD', KEYS[4]) >= slotLimit then return 'slot' end
-  redis.call('ZADD', KEYS[4], ARGV[9], ARGV[8])
-  redis.call('PEXPIREAT', KEYS[4], redis.call('ZRANGE', KEYS[4], -1, -1, 'WITHSCORES')[2])
-end
-if callsLimit >= 0 then
-  redis.call('INCR', KEYS[3])
-  redis.call('PEXPIREAT', KEYS[3], ARGV[6])
-end
-return 'ok'
-`;
-
-/**
- * Extends one holder's lease. XX: a holder whose lease lapsed is not brought back, since its slot
- * may be another call's by now. The set lives as long as its longest lease.
- */
-const renewScript = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-if redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[3]) == 0 and redis.call('ZSCORE', KEYS[1], ARGV[3]) then
-  redis.call('PEXPIREAT', KEYS[1], redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
-end
-return 0
-`;
-
-const addScript = `
-redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIREAT', KEYS[1], ARGV[2])
-return 0
-`;
+import { LimitBatch, limitsScript } from './redis-limit-batch.ts';
 
 interface LimiterCommands {
-  limitsCheck(rate: string, tokens: string, calls: string, slot: string, ...args: (string | number)[]): Promise<string>;
-  limitsRenew(counter: string, leaseUntil: number, now: number, holder: string): Promise<number>;
-  limitsAdd(counter: string, amount: number, expiresAt: number): Promise<number>;
+  limitsBatch(keyCount: number, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
 }
+type LimiterPipeline = ChainableCommander & { limitsBatch(keyCount: number, keys: readonly string[], args: readonly (string | number)[]): LimiterPipeline };
 
 /** Keys this limiter writes, apart from anything else sharing the Redis (the BullMQ queues). */
 const keyPrefix = 'model-platform:limits:';
 
+/** A batch with this many arguments is sent at once (a turn with thousands of calls of one key). */
+const maxBatchArguments = 10_000;
+
 /**
- * The Limiter of a fleet (REDIS_URL set): counters shared by every node in Redis, each step one
- * atomic Lua script. Counters expire with their window; slots with their lease (renewed by the
- * holding node while the call runs), so a node that dies frees its slots within one lease.
+ * The Limiter of a fleet (REDIS_URL set): counters shared by every node in Redis. Counters expire
+ * with their window; slots with their lease (renewed by the holding node while the call runs), so
+ * a node that dies frees its slots within one lease.
+ *
+ * Every step waits for the end of the event-loop turn (setImmediate), and the steps of one turn on
+ * one key's counters go to Redis as one script call (LimitBatch), all keys' in one socket write: a
+ * call's slot release and token add (asked in the turn its answer leaves) travel together, and on
+ * a node under load a turn also holds other calls' checks and ends. Round trips to Redis (socket
+ * writes, reply wake-ups, the client's command objects) were most of what limits cost
+ * (BENCHMARKS.md "bench:fleet"). The wait is the rest of the turn: I/O callbacks already due,
+ * well under a millisecond unless the node is saturated; other nodes see a release or a token add
+ * that much later (a late release only refuses, never admits, too many). Steps run in the order
+ * they were asked, so a release asked before a check frees its slot for that check.
  */
 export class RedisLimiter implements Limiter {
   readonly #redis: Redis & LimiterCommands;
+  /** The batches of this turn, by hash tag (one key's counters). */
+  #batches = new Map<string, LimitBatch>();
+  #flushScheduled = false;
 
   constructor(redisUrl: string) {
     // Fail a command after one reconnection attempt instead of queueing requests behind a dead Redis;
     // connect on first use, so commands that never admit a request (the CLI) never connect.
-    // Auto-pipelining sends the commands of one event-loop turn in one write, in order: a call costs
-    // four commands, and a socket write per command was most of the limiter's cost (BENCHMARKS.md "Fleet").
-    const redis = new Redis(redisUrl, { keyPrefix, maxRetriesPerRequest: 1, lazyConnect: true, enableAutoPipelining: true });
+    // No auto-pipelining: the batches already are the pipeline (its Pipeline object per turn was a
+    // good part of the client's cost).
+    const redis = new Redis(redisUrl, { keyPrefix, maxRetriesPerRequest: 1, lazyConnect: true });
     // Connection trouble surfaces where it matters: the command that fails (a 500 for that request).
     redis.on('error', () => undefined);
-    redis.defineCommand('limitsCheck', { numberOfKeys: 4, lua: checkScript });
-    redis.defineCommand('limitsRenew', { numberOfKeys: 1, lua: renewScript });
-    redis.defineCommand('limitsAdd', { numberOfKeys: 1, lua: addScript });
+    // No fixed key count: each batch names its own counters (ioredis prefixes them as keys).
+    redis.defineCommand('limitsBatch', { lua: limitsScript });
     this.#redis = redis as Redis & LimiterCommands;
   }
 
-  async check(check: LimitCheck): Promise<LimitVerdict> {
-    const unused = `${check.rate?.counter ?? check.tokens?.counter ?? check.calls?.counter ?? check.slot?.counter ?? ''}:unused`;
-    const result = await this.#redis.limitsCheck(
-      check.rate?.counter ?? unused,
-      check.tokens?.counter ?? unused,
-      check.calls?.counter ?? unused,
-      check.slot?.counter ?? unused,
-      check.now,
-      check.rate?.limit ?? -1,
-      check.rate?.expiresAt ?? 0,
-      check.tokens?.limit ?? -1,
-      check.calls?.limit ?? -1,
-      check.calls?.expiresAt ?? 0,
-      check.slot?.limit ?? -1,
-      check.slot?.holder ?? '',
-      check.slot?.leaseUntil ?? 0,
-    );
-    if (result === 'ok') return { admitted: true };
-    if (result === 'rate' || result === 'tokens' || result === 'calls' || result === 'slot') return { admitted: false, refusedBy: result };
-    throw new Error(`the limits script answered '${result}'`);
+  check(check: LimitCheck): Promise<LimitVerdict> {
+    const counter = check.rate?.counter ?? check.tokens?.counter ?? check.calls?.counter ?? check.slot?.counter;
+    if (counter === undefined) return Promise.resolve({ admitted: true });
+    return this.#batch(counter).check(check);
   }
 
-  async releaseSlot(counter: string, holder: string): Promise<void> {
-    await this.#redis.zrem(counter, holder);
+  releaseSlot(counter: string, holder: string): Promise<void> {
+    return this.#batch(counter).release(counter, holder);
   }
 
   async renewSlots(slots: readonly SlotHold[], leaseUntil: number, now: number): Promise<void> {
-    // One script per slot (slots of different keys may sit on different Cluster shards); sent together.
-    await Promise.all(slots.map((slot) => this.#redis.limitsRenew(slot.counter, leaseUntil, now, slot.holder)));
+    const renewing = new Set<Promise<void>>();
+    for (const slot of slots) renewing.add(this.#batch(slot.counter).renew(slot.counter, slot.holder, leaseUntil, now));
+    await Promise.all(renewing);
   }
 
-  async add(counter: string, amount: number, expiresAt: number): Promise<void> {
-    await this.#redis.limitsAdd(counter, amount, expiresAt);
+  add(counter: string, amount: number, expiresAt: number): Promise<void> {
+    return this.#batch(counter).add(counter, amount, expiresAt);
   }
 
-  async seed(counter: string, value: number, expiresAt: number): Promise<void> {
-    await this.#redis.set(counter, value, 'PXAT', expiresAt, 'NX');
+  seed(counter: string, value: number, expiresAt: number): Promise<void> {
+    return this.#batch(counter).seed(counter, value, expiresAt);
   }
 
   async close(): Promise<void> {
+    // Steps asked before closing still run (an ending call's release).
+    this.#flush();
     // quit() waits for a connection that may never come back; a Redis that is gone is just dropped.
     if (this.#redis.status !== 'ready') {
       this.#redis.disconnect();
       return;
     }
     await this.#redis.quit().catch(() => this.#redis.disconnect());
+  }
+
+  /** This turn's batch for the key a counter belongs to (its `{keyId}` hash tag). */
+  #batch(counter: string): LimitBatch {
+    const tag = counter.slice(0, counter.indexOf('}') + 1);
+    let batch = this.#batches.get(tag);
+    if (batch !== undefined && batch.args.length >= maxBatchArguments) {
+      this.#send(batch);
+      batch = undefined;
+    }
+    if (batch === undefined) {
+      batch = new LimitBatch();
+      this.#batches.set(tag, batch);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#flush);
+      }
+    }
+    return batch;
+  }
+
+  /** Sends this turn's batches: one command, or one pipeline (one write) when several keys took part. */
+  readonly #flush = (): void => {
+    this.#flushScheduled = false;
+    const batches = this.#batches;
+    if (batches.size === 0) return;
+    this.#batches = new Map();
+    if (batches.size === 1) {
+      for (const batch of batches.values()) this.#send(batch);
+      return;
+    }
+    const pipeline = this.#redis.pipeline() as LimiterPipeline;
+    const sent = [...batches.values()];
+    for (const batch of sent) pipeline.limitsBatch(batch.keys.length, batch.keys, batch.args);
+    pipeline.exec().then(
+      (results) => sent.forEach((batch, index) => batch.settle(results?.[index]?.[0], results?.[index]?.[1])),
+      (error: unknown) => sent.forEach((batch) => batch.settle(error, undefined)),
+    );
+  };
+
+  #send(batch: LimitBatch): void {
+    this.#redis.limitsBatch(batch.keys.length, batch.keys, batch.args).then(
+      (answer) => batch.settle(undefined, answer),
+      (error: unknown) => batch.settle(error, undefined),
+    );
   }
 }

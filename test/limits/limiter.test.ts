@@ -112,6 +112,22 @@ for (const implementation of implementations) {
       });
     });
 
+    it('steps asked together run in the order asked, for several keys at once: a release frees its slot for the check after it', async () => {
+      const now = Date.now();
+      const slot = { counter: name('slot'), limit: 1, leaseUntil: now + 60_000 };
+      // Another key's counter (another hash tag), asked in the same turn.
+      const calls = { counter: name('calls'), limit: 1, expiresAt: now + 60_000 };
+      assert.deepEqual(await pair.first.check({ now, slot: { ...slot, holder: 'a' } }), { admitted: true });
+      const steps = Promise.all([
+        pair.first.releaseSlot(slot.counter, 'a'),
+        pair.first.check({ now, slot: { ...slot, holder: 'b' } }),
+        pair.first.check({ now, calls }),
+        pair.first.check({ now, slot: { ...slot, holder: 'c' } }),
+        pair.first.check({ now, calls }),
+      ]);
+      assert.deepEqual((await steps).slice(1), [{ admitted: true }, { admitted: true }, { admitted: false, refusedBy: 'slot' }, { admitted: false, refusedBy: 'calls' }]);
+    });
+
     it("a crashed node's slots lapse at their lease end unless renewed; a lapsed slot is not brought back", async () => {
       const now = Date.now();
       const counter = name('slot');

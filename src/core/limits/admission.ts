@@ -35,8 +35,6 @@ export interface AdmissionOptions {
   readonly log?: (message: string, error: unknown) => void;
 }
 
-const noTicket: AdmissionTicket = { finish: () => undefined };
-
 /** What admission keeps of a key it has seen: its policy (see policyCacheMs) and its counter names. */
 interface SeenKey {
   policy: KeyPolicy | undefined;
@@ -51,7 +49,8 @@ const policyCacheMs = 1_000;
 
 /**
  * The one enforcement path of key limits (issue 8). Every authenticated request passes
- * `admitRequest` (rate); every model call `admitCall` (allowed models, credit, quotas, concurrency)
+ * `admitRequest` (rate); every model call `admitCall` (allowed models, credit, quotas, concurrency;
+ * on routes whose model is in the body also the request's rate, so a call is one limiter step)
  * and ends with its ticket's `finish`; completed calls' usage comes back through `recordUsage`
  * (token quotas and token prices); async work holds credit through `holdForTask`. Keys without a
  * policy touch nothing. Counters live in the Limiter (Redis across nodes), money in CreditAccounts.
@@ -85,58 +84,33 @@ export class Admission {
     this.#renewTimer.unref();
   }
 
-  /** Every authenticated request: the key's requests per minute (1303 with Retry-After). */
-  async admitRequest(key: AdmittedKey): Promise<void> {
+  /**
+   * Every authenticated request: the key's requests per minute (1303 with Retry-After). Undefined
+   * when there is nothing to wait for: the key has no rate limit, or `countedByCall` (a route whose
+   * call check, `admitCall` with `countRate`, counts the request in the same limiter step).
+   */
+  admitRequest(key: AdmittedKey, countedByCall = false): Promise<void> | undefined {
     const now = this.#now();
     const seen = this.#remember(key, now);
     const limit = key.policy?.requestsPerMinute;
-    if (limit === undefined) return;
-    const window = minuteWindow(now);
-    const verdict = await this.#limiter.check({ now, rate: { counter: seen.counters.of('rate', window), limit, expiresAt: window.resetsAt } });
-    if (!verdict.admitted) throw rateLimited(limit, window.resetsAt, now);
+    if (limit === undefined || countedByCall) return undefined;
+    return this.#checkRate(seen, limit, now);
   }
 
-  /** A call of `model`: refused with 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. */
-  async admitCall(key: AdmittedKey, model: string, charge: CallCharge): Promise<AdmissionTicket> {
-    const seen = this.#remember(key, this.#now());
-    const policy = key.policy;
-    if (policy === undefined || !limitsModelCalls(policy)) return noTicket;
-    if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
-    if (policy.credit !== undefined) {
-      const balance = (await this.#credits.balance(key.id)) ?? 0;
-      if (balance <= 0) throw creditExhausted(balance);
-    }
+  /**
+   * A call of `model`: refused with 1303 (when `countRate`: the request's rate check, folded into
+   * this step), 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. Undefined
+   * when the key limits nothing of this call; the promise answers undefined when the call was only
+   * counted against the rate (no ticket to finish).
+   */
+  admitCall(key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): Promise<AdmissionTicket | undefined> | undefined {
     const now = this.#now();
-    const quota = policy.quota;
-    const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
-    let tokens: LimitCheck['tokens'];
-    let calls: LimitCheck['calls'];
-    if (quota !== undefined && window !== undefined) {
-      if (quota.tokens !== undefined) {
-        const counter = seen.counters.of('tokens', window);
-        const seeding = this.#seedTokens(key.id, counter, window);
-        if (seeding !== true) await seeding;
-        tokens = { counter, limit: quota.tokens };
-      }
-      if (quota.calls !== undefined) calls = { counter: seen.counters.of('calls', window), limit: quota.calls, expiresAt: window.resetsAt };
-    }
-    const slotLimit = concurrencyLimit(policy, model);
-    const slot =
-      slotLimit === undefined
-        ? undefined
-        : { counter: seen.counters.slot(model), holder: this.#holderPrefix + (this.#holderSequence += 1).toString(36), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs };
-
-    if (tokens !== undefined || calls !== undefined || slot !== undefined) {
-      // Every part named, present or not: one object shape for every check keeps the limiter's code fast.
-      const verdict = await this.#limiter.check({ now, rate: undefined, tokens, calls, slot });
-      if (!verdict.admitted) {
-        if (verdict.refusedBy === 'slot') throw tooManyConcurrent(model, slotLimit ?? 0);
-        if (quota !== undefined && window !== undefined) throw quotaExhausted(quota, verdict.refusedBy === 'tokens' ? 'tokens' : 'calls', window.resetsAt);
-        throw new Error(`limiter refused on '${verdict.refusedBy}', which this call did not ask about`);
-      }
-    }
-    if (slot !== undefined) this.#liveSlots.set(slot.holder, slot);
-    return new CallTicket(this.#endCall, key.id, policy, model, charge, slot);
+    const seen = this.#remember(key, now);
+    const policy = key.policy;
+    if (policy === undefined) return undefined;
+    const rateLimit = countRate ? policy.requestsPerMinute : undefined;
+    if (limitsModelCalls(policy)) return this.#admitCall(seen, key.id, policy, model, charge, rateLimit);
+    return rateLimit === undefined ? undefined : this.#checkRate(seen, rateLimit, now).then(() => undefined);
   }
 
   /**
@@ -182,6 +156,55 @@ export class Admission {
     const slots = [...this.#liveSlots.values()];
     this.#liveSlots.clear();
     await Promise.all(slots.map((slot) => this.#limiter.releaseSlot(slot.counter, slot.holder).catch(() => undefined)));
+  }
+
+  async #checkRate(seen: SeenKey, limit: number, now: number): Promise<void> {
+    const window = minuteWindow(now);
+    const verdict = await this.#limiter.check({ now, rate: { counter: seen.counters.of('rate', window), limit, expiresAt: window.resetsAt } });
+    if (!verdict.admitted) throw rateLimited(limit, window.resetsAt, now);
+  }
+
+  async #admitCall(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): Promise<AdmissionTicket> {
+    if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
+    if (policy.credit !== undefined) {
+      const balance = (await this.#credits.balance(keyId)) ?? 0;
+      if (balance <= 0) throw creditExhausted(balance);
+    }
+    const now = this.#now();
+    const minute = rateLimit === undefined ? undefined : minuteWindow(now);
+    const rate = minute === undefined || rateLimit === undefined ? undefined : { counter: seen.counters.of('rate', minute), limit: rateLimit, expiresAt: minute.resetsAt };
+    const quota = policy.quota;
+    const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
+    let tokens: LimitCheck['tokens'];
+    let calls: LimitCheck['calls'];
+    if (quota !== undefined && window !== undefined) {
+      if (quota.tokens !== undefined) {
+        const counter = seen.counters.of('tokens', window);
+        const seeding = this.#seedTokens(keyId, counter, window);
+        if (seeding !== true) await seeding;
+        tokens = { counter, limit: quota.tokens };
+      }
+      if (quota.calls !== undefined) calls = { counter: seen.counters.of('calls', window), limit: quota.calls, expiresAt: window.resetsAt };
+    }
+    const slotLimit = concurrencyLimit(policy, model);
+    const slot =
+      slotLimit === undefined
+        ? undefined
+        : { counter: seen.counters.slot(model), holder: this.#holderPrefix + (this.#holderSequence += 1).toString(36), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs };
+
+    if (rate !== undefined || tokens !== undefined || calls !== undefined || slot !== undefined) {
+      // Every part named, present or not: one object shape for every check keeps the limiter's code fast.
+      const verdict = await this.#limiter.check({ now, rate, tokens, calls, slot });
+      if (!verdict.admitted) {
+        const refusedBy = verdict.refusedBy;
+        if (refusedBy === 'rate' && rate !== undefined) throw rateLimited(rate.limit, rate.expiresAt, now);
+        if (refusedBy === 'slot') throw tooManyConcurrent(model, slotLimit ?? 0);
+        if ((refusedBy === 'tokens' || refusedBy === 'calls') && quota !== undefined && window !== undefined) throw quotaExhausted(quota, refusedBy, window.resetsAt);
+        throw new Error(`limiter refused on '${refusedBy}', which this call did not ask about`);
+      }
+    }
+    if (slot !== undefined) this.#liveSlots.set(slot.holder, slot);
+    return new CallTicket(this.#endCall, keyId, policy, model, charge, slot);
   }
 
   /** The end of an admitted call (its ticket's finish, once): frees its slot and charges what it costs. */
