@@ -439,6 +439,17 @@ describe('openai-compatible: errors', () => {
     assertApiError((await collectUntilError(chat.stream(chatRequest()))).error, '1234', 'ECONNREFUSED');
   });
 
+  it('fails at once, with nothing left running, when undici refuses the request before sending it', async () => {
+    // A line break in the configured apiKey makes an Authorization header undici will not send.
+    const { chat } = openBackend(engine.baseUrl, { apiKey: 'sk-line\nbreak', timeoutMs: 60_000 });
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const timersBefore = timers();
+    assertApiError(await rejection(chat.generate(chatRequest())), '1234', 'invalid authorization header');
+    assertApiError((await collectUntilError(chat.stream(chatRequest()))).error, '1234', 'invalid authorization header');
+    // The calls' 60 s timers were cleared: a leaked one would hold the process for a minute.
+    assert.equal(timers(), timersBefore);
+  });
+
   it('reports a connection reset before the answer as 1234', async () => {
     engine.enqueue({ kind: 'reset' });
     assertApiError(await rejection(openBackend(engine.baseUrl).chat.generate(chatRequest())), '1234', "'glm-test'");

@@ -52,12 +52,13 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
     });
     // A failure nobody awaits yet (the reader is between events) is read from #failedWith instead.
     this.settled.catch(() => undefined);
+    const target = originAndPath(options.url);
     options.signal.addEventListener('abort', this.#onClientAbort, { once: true });
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
       this.#cancel(new Error('timeout'));
     }, options.timeoutMs);
-    const target = originAndPath(options.url);
+    // A request undici refuses (a header it will not send) comes back through onError, not thrown.
     dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: options.headers, body: options.body }, this);
   }
 
