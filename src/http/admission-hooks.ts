@@ -79,9 +79,7 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
     // routes without a model are refused here, before the body (BENCHMARKS.md "bench:fleet").
     // (routeOptions is built anew on each read: read only for keys with a rate limit.)
     const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof request.routeOptions.config.admission?.model === 'function';
-    const checking = admission.admitRequest(key, countedByCall);
-    if (checking === undefined) done();
-    else checking.then(() => done(), (error: Error) => done(error));
+    continueAfter(admission.admitRequest(key, countedByCall), done);
   });
 
   app.addHook('preHandler', (request, reply, done) => {
@@ -110,23 +108,13 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
     const model = rule.model(request.body as Record<string, unknown>, deps);
     if (model === undefined) {
       // No model named (the route's schema lets it be absent): the request's rate is counted alone.
-      const checking = admission.admitRequest(key);
-      if (checking === undefined) done();
-      else checking.then(() => done(), (error: Error) => done(error));
+      continueAfter(admission.admitRequest(key), done);
       return;
     }
-    const admitting = admission.admitCall(key, model, rule.charge, true);
-    if (admitting === undefined) {
-      done();
-      return;
-    }
-    admitting.then(
-      (ticket) => {
-        if (ticket !== undefined) finishWithResponse(reply, ticket);
-        done();
-      },
-      (error: Error) => done(error),
-    );
+    const admitting = admission.admitCall(key, model, rule.charge, true)?.then((ticket) => {
+      if (ticket !== undefined) finishWithResponse(reply, ticket);
+    });
+    continueAfter(admitting, done);
   });
   return routes;
 }
@@ -139,6 +127,12 @@ export async function admitLateCall(request: FastifyRequest, model: string): Pro
   if (request.apiKey?.policy === undefined) return;
   if (request.admitLateCall === undefined) throw new Error(`route ${request.routeOptions.url ?? ''} is not declared 'late' in the admission rules`);
   await request.admitLateCall(model);
+}
+
+/** Lets a callback hook go on: at once when there is nothing to wait for, else once the check settles. */
+function continueAfter(pending: Promise<void> | undefined, done: (error?: Error) => void): void {
+  if (pending === undefined) done();
+  else pending.then(() => done(), (error: Error) => done(error));
 }
 
 /** A completed call is one whose whole answer left with a status below 400. */
