@@ -69,7 +69,7 @@ export class Authenticator {
     const entry = parts === undefined ? undefined : this.#freshEntry(parts.id);
     const key = entry?.key;
     if (parts === undefined || key === undefined || key.revokedAt !== null || entry?.secret === undefined) return undefined;
-    return sameSecret(parts.secret, entry.secret) ? { id: key.id, name: key.name, policy: key.policy } : undefined;
+    return sameSecret(parts.secret, entry.secret) ? authenticated(key) : undefined;
   }
 
   /** Drops a key from the cache so a revocation in this process takes effect at once. */
@@ -86,7 +86,7 @@ export class Authenticator {
     const valid = entry.secret === undefined ? secretMatches(parts.secret, key.secretHash) : sameSecret(parts.secret, entry.secret);
     if (!valid) throw new ApiError('1000', 'Authentication failed: invalid API key.');
     entry.secret = parts.secret;
-    return { id: key.id, name: key.name, policy: key.policy };
+    return authenticated(key);
   }
 
   async #checkJwt(token: string): Promise<AuthenticatedKey> {
@@ -99,7 +99,7 @@ export class Authenticator {
     if (jwt.expiresAtMs !== undefined && jwt.expiresAtMs + this.#clockSkewMs < this.#now()) {
       throw new ApiError('1003');
     }
-    return { id: key.id, name: key.name, policy: key.policy };
+    return authenticated(key);
   }
 
   #freshEntry(id: string): CacheEntry | undefined {
@@ -123,6 +123,10 @@ function tokenOf(header: string | undefined, required = true): string {
   const token = (header ?? '').trim().replace(/^Bearer(\s+|$)/i, '');
   if (token === '' && required) throw new ApiError('1001');
   return token;
+}
+
+function authenticated(key: StoredKey): AuthenticatedKey {
+  return { id: key.id, name: key.name, policy: key.policy };
 }
 
 function usable(key: StoredKey | undefined): StoredKey {
