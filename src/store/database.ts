@@ -10,6 +10,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<DatabaseSchema>;
   readonly dialect: Dialect;
+  /** The SQLite connection under `db` (SQLite only), for writes built as prepared statements (the usage ledger). */
+  readonly sqlite?: SqliteDatabase.Database;
   /** A cheap round trip, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -31,13 +33,14 @@ export function openDatabase(options: { databaseUrl: string | undefined; dataDir
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return wrap(db, 'sqlite');
+  return wrap(db, 'sqlite', sqlite);
 }
 
-function wrap(db: Kysely<DatabaseSchema>, dialect: Dialect): Database {
+function wrap(db: Kysely<DatabaseSchema>, dialect: Dialect, sqlite?: SqliteDatabase.Database): Database {
   return {
     db,
     dialect,
+    ...(sqlite === undefined ? {} : { sqlite }),
     async ping() {
       await db.selectFrom('api_keys').select('id').limit(1).execute();
     },

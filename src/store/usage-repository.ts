@@ -2,23 +2,12 @@ import { sql, type Transaction } from 'kysely';
 import type { UsageLedgerHousekeeping } from '../core/usage/usage-retention.ts';
 import type { UsageRecord } from '../core/usage/usage-record.ts';
 import type { Database } from './database.ts';
-import type { DatabaseSchema, UsageDailyTable, UsageRecordTable } from './database-schema.ts';
+import type { DatabaseSchema, UsageRecordTable } from './database-schema.ts';
 import { dayMs, dayNumber, utcDay } from './usage/usage-day.ts';
 import { createDayPartitions, dropDayPartitionsBefore } from './usage/usage-partitions.ts';
+import { SqliteLedgerWriter } from './usage/sqlite-ledger-writer.ts';
 import { timeOrderedId } from './usage/time-ordered-id.ts';
-
-/** The summed columns of a ledger row, in the order of the daily rollup. */
-const summed = [
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'pages',
-  'audio_seconds',
-  'images',
-  'videos',
-  'searches',
-  'urls_read',
-] as const satisfies readonly (keyof UsageRecordTable & keyof UsageDailyTable)[];
+import { rollupSums, summedColumns } from './usage/usage-rollup.ts';
 
 /**
  * The usage ledger in the database: append-only rows written in batches by the UsageRecorder,
@@ -31,6 +20,8 @@ export class UsageRepository implements UsageLedgerHousekeeping {
   readonly #database: Database;
   /** Days whose partition this process has made sure of (PostgreSQL). */
   readonly #preparedDays = new Set<number>();
+  /** SQLite: its statements are prepared at the first batch (the tables exist by then). */
+  #sqliteWriter: SqliteLedgerWriter | undefined;
 
   constructor(database: Database) {
     this.#database = database;
@@ -39,8 +30,13 @@ export class UsageRepository implements UsageLedgerHousekeeping {
   async insertMany(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
     const rows = records.map(toRow);
-    if (this.#database.dialect !== 'postgres') {
-      await this.#database.db.insertInto('usage_records').values(rows).execute();
+    const sqlite = this.#database.sqlite;
+    if (sqlite !== undefined) {
+      // Holding the connection: no Kysely transaction of this process is open around the write.
+      await this.#database.db.connection().execute(async () => {
+        this.#sqliteWriter ??= new SqliteLedgerWriter(sqlite);
+        this.#sqliteWriter.write(rows);
+      });
       return;
     }
     await this.#prepare(records.map((record) => dayNumber(record.createdAt)));
@@ -125,34 +121,15 @@ function toRow(record: UsageRecord): UsageRecordTable {
   };
 }
 
-/**
- * PostgreSQL: adds the batch's sums to the daily rollups, one row per day, key, model and endpoint,
- * upserted in key order, so two nodes writing batches at once lock the rollup rows in the same order.
- */
+/** PostgreSQL: adds the batch's sums to the daily rollups, in the batch's transaction. */
 async function addToRollups(transaction: Transaction<DatabaseSchema>, rows: readonly UsageRecordTable[]): Promise<void> {
-  const sums = new Map<string, UsageDailyTable>();
-  for (const row of rows) {
-    const group = JSON.stringify([row.day, row.key_id, row.model, row.endpoint]);
-    const sum = sums.get(group) ?? {
-      day: row.day,
-      key_id: row.key_id,
-      model: row.model,
-      endpoint: row.endpoint,
-      calls: 0,
-      ...Object.fromEntries(summed.map((column) => [column, 0])),
-    } as UsageDailyTable;
-    sum.calls += 1;
-    for (const column of summed) sum[column] += row[column];
-    sums.set(group, sum);
-  }
-  const ordered = [...sums.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, sum]) => sum);
   await transaction
     .insertInto('usage_daily')
-    .values(ordered)
+    .values(rollupSums(rows))
     .onConflict((conflict) =>
       conflict.columns(['day', 'key_id', 'model', 'endpoint']).doUpdateSet(
         Object.fromEntries(
-          (['calls', ...summed] as const).map((column) => [column, sql<number>`${sql.ref(`usage_daily.${column}`)} + ${sql.ref(`excluded.${column}`)}`]),
+          (['calls', ...summedColumns] as const).map((column) => [column, sql<number>`${sql.ref(`usage_daily.${column}`)} + ${sql.ref(`excluded.${column}`)}`]),
         ),
       ),
     )

@@ -102,6 +102,36 @@ for (const target of databaseTargets) {
       ]);
     });
 
+    it('writes a batch whole or not at all, apart from any other transaction of the process', async () => {
+      const fresh = await freshDatabase();
+      const writer = new UsageRepository(fresh);
+      // The second row breaks a NOT NULL column: neither the first row nor any rollup may stay.
+      const broken = record({ keyId: 'key-x', createdAt: now });
+      await assert.rejects(writer.insertMany([record({ keyId: 'key-x', createdAt: now }), { ...broken, model: null as unknown as string }]));
+      assert.deepEqual(await writer.listForKey('key-x'), []);
+      assert.deepEqual(await dailyRows(fresh), []);
+
+      // A batch asked while another transaction is open is not made part of it: that one rolls back, the batch stays.
+      let release: () => void = () => undefined;
+      let started: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const began = new Promise<void>((resolve) => (started = resolve));
+      const other = fresh.db.transaction().execute(async (transaction) => {
+        const zeros = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, pages: 0, audio_seconds: 0, images: 0, videos: 0, searches: 0, urls_read: 0 };
+        await transaction.insertInto('usage_daily').values({ ...zeros, day: utcDay(now), key_id: 'key-y', model: 'glm-4.7', endpoint: 'chat.completions', calls: 1 }).execute();
+        started();
+        await held;
+        throw new Error('rolled back on purpose');
+      });
+      await began;
+      const batch = writer.insertMany([record({ keyId: 'key-x', promptTokens: 4, createdAt: now })]);
+      release();
+      await assert.rejects(other, /rolled back on purpose/);
+      await batch;
+      assert.deepEqual((await writer.listForKey('key-x')).map((row) => row.promptTokens), [4]);
+      assert.deepEqual((await dailyRows(fresh)).map((row) => [row.key_id, Number(row.calls), Number(row.prompt_tokens)]), [['key-x', 1, 4]]);
+    });
+
     it('drops whole days past retention (the rollups stay) and prepares the days ahead', async () => {
       const fresh = await freshDatabase();
       const repository = new UsageRepository(fresh);
@@ -170,7 +200,7 @@ for (const target of databaseTargets) {
         await sql`INSERT INTO usage_records (id, key_id, model, endpoint, request_id, prompt_tokens, completion_tokens, cached_tokens, created_at)
           VALUES (${row.id}, ${row.key_id}, ${row.model}, ${row.endpoint}, ${row.request_id}, ${row.prompt_tokens}, ${row.completion_tokens}, ${row.cached_tokens}, ${row.created_at})`.execute(old.db);
       }
-      assert.deepEqual(await migrateToLatest(old), ['0009-usage-ledger']);
+      assert.deepEqual(await migrateToLatest(old), ['0009-usage-ledger', '0010-usage-rollup-by-batch']);
       const rows = await old.db.selectFrom('usage_records').selectAll().orderBy('created_at').execute();
       assert.deepEqual(
         rows.map((row) => [row.id, row.day, Number(row.prompt_tokens), Number(row.pages), Number(row.audio_seconds), Number(row.urls_read)]),

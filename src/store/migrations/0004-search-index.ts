@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './dialect-of.ts';
 
 /**
  * The local search index: one regular table of document fields (`search_documents`) and, beside
@@ -13,7 +14,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * become phrases of single characters, so a word matches wherever its characters stand together.
  */
 export async function up(database: Kysely<unknown>): Promise<void> {
-  const postgres = database.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(database);
   await database.schema
     .createTable('search_documents')
     .addColumn('id', postgres ? 'bigserial' : 'integer', (column) => column.primaryKey())
@@ -76,7 +77,7 @@ export async function up(database: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(database: Kysely<unknown>): Promise<void> {
-  if (!(database.getExecutor().adapter instanceof PostgresAdapter)) {
+  if (!isPostgres(database)) {
     await sql`DROP TABLE IF EXISTS search_documents_fts`.execute(database);
     await sql`DROP VIEW IF EXISTS search_documents_text`.execute(database);
     await sql`DROP TABLE IF EXISTS search_document_filters`.execute(database);

@@ -1,6 +1,7 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { dayMs } from '../usage/usage-day.ts';
 import { createDayPartitions } from '../usage/usage-partitions.ts';
+import { isPostgres } from './dialect-of.ts';
 
 /**
  * The usage ledger of issue 8:
@@ -28,14 +29,7 @@ export async function up(database: Kysely<unknown>): Promise<void> {
   await sql`INSERT INTO usage_daily (day, key_id, model, endpoint, calls, ${sql.raw(sumNames.join(', '))})
     SELECT day, key_id, model, endpoint, count(*), ${sql.raw(sumNames.map((name) => `sum(${name})`).join(', '))}
     FROM usage_records GROUP BY day, key_id, model, endpoint`.execute(database);
-  if (!isPostgres(database)) {
-    await sql`CREATE TRIGGER usage_records_rollup AFTER INSERT ON usage_records BEGIN
-      INSERT INTO usage_daily (day, key_id, model, endpoint, calls, ${sql.raw(sumNames.join(', '))})
-      VALUES (NEW.day, NEW.key_id, NEW.model, NEW.endpoint, 1, ${sql.raw(sumNames.map((name) => `NEW.${name}`).join(', '))})
-      ON CONFLICT (day, key_id, model, endpoint) DO UPDATE SET calls = calls + 1,
-        ${sql.raw(sumNames.map((name) => `${name} = ${name} + excluded.${name}`).join(', '))};
-    END`.execute(database);
-  }
+  if (!isPostgres(database)) await createRollupTrigger(database);
 }
 
 export async function down(database: Kysely<unknown>): Promise<void> {
@@ -58,6 +52,16 @@ export async function down(database: Kysely<unknown>): Promise<void> {
   await sql`DROP TABLE usage_records_0009`.execute(database);
 }
 
+/** SQLite: adds each new ledger row to its daily rollup (until 0010 moved that into the writer's batches). */
+export async function createRollupTrigger(database: Kysely<unknown>): Promise<void> {
+  await sql`CREATE TRIGGER usage_records_rollup AFTER INSERT ON usage_records BEGIN
+    INSERT INTO usage_daily (day, key_id, model, endpoint, calls, ${sql.raw(sumNames.join(', '))})
+    VALUES (NEW.day, NEW.key_id, NEW.model, NEW.endpoint, 1, ${sql.raw(sumNames.map((name) => `NEW.${name}`).join(', '))})
+    ON CONFLICT (day, key_id, model, endpoint) DO UPDATE SET calls = calls + 1,
+      ${sql.raw(sumNames.map((name) => `${name} = ${name} + excluded.${name}`).join(', '))};
+  END`.execute(database);
+}
+
 /** The summed columns of the ledger, as both tables declare them. */
 const sumColumns = [
   ['prompt_tokens', 'bigint'],
@@ -73,10 +77,6 @@ const sumColumns = [
 const sumNames = sumColumns.map(([name]) => name);
 const unitNames = sumNames.slice(3);
 const legacyColumns = 'id, key_id, model, endpoint, request_id, prompt_tokens, completion_tokens, cached_tokens, created_at';
-
-function isPostgres(database: Kysely<unknown>): boolean {
-  return database.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 async function extendLedgerInPlace(database: Kysely<unknown>): Promise<void> {
   await database.schema.alterTable('usage_records').addColumn('day', 'varchar(10)', (column) => column.notNull().defaultTo('')).execute();

@@ -8,6 +8,7 @@ import * as files from './0006-files.ts';
 import * as agentConversations from './0007-agent-conversations.ts';
 import * as keyPolicies from './0008-key-policies.ts';
 import * as usageLedger from './0009-usage-ledger.ts';
+import * as usageRollupByBatch from './0010-usage-rollup-by-batch.ts';
 
 /** Every migration, in order; the names are recorded in the database and must never change. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007-agent-conversations': agentConversations,
   '0008-key-policies': keyPolicies,
   '0009-usage-ledger': usageLedger,
+  '0010-usage-rollup-by-batch': usageRollupByBatch,
 };

@@ -1,9 +1,14 @@
 /** Usage is counted by UTC calendar day: `YYYY-MM-DD` in the ledger and its rollups. */
 export const dayMs = 86_400_000;
 
+/** The last day formatted: every ledger row names its day, and nearly all of them today. */
+let lastDay = { number: Number.NaN, text: '' };
+
 /** The UTC day holding a Unix ms time, as `YYYY-MM-DD`. */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const number = Math.floor(ms / dayMs);
+  if (number !== lastDay.number) lastDay = { number, text: new Date(ms).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 /** Days since 1970-01-01 (UTC) of a Unix ms time. */
