@@ -3,8 +3,9 @@
 // a key without a policy (limits off; the usage ledger as always) and with a key whose policy runs
 // every check of the hot path without ever refusing (limits on). Two setups:
 // (1) one node: SQLite, the in-process limiter;
-// (2) two nodes behind a round-robin proxy: PostgreSQL (a fresh database) and the Redis limiter
-//     (a redis-server of its own); skipped, with a note, without TEST_DATABASE_URL or DATABASE_URL.
+// (2) two nodes behind a round-robin proxy: PostgreSQL (a fresh database) and the Redis limiter,
+//     which leases large limits to each node (a redis-server of its own); skipped, with a note,
+//     without TEST_DATABASE_URL or DATABASE_URL.
 // Off and on alternate round by round, so drift on a shared machine hits both alike, and the
 // servers' own CPU time per request is measured too (from /proc): it does not depend on how much
 // of the machine other work takes.
@@ -14,6 +15,7 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuTimes, freePort, start, stopAll } from './bench-processes.ts';
 import { percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
@@ -96,6 +98,8 @@ interface Measured extends LoadResult {
   readonly cpuMicroseconds: number;
   /** The same by group of processes (servers, Redis, PostgreSQL). */
   readonly cpuByGroup: Readonly<Record<string, number>>;
+  /** Limits script calls Redis ran per request (two nodes): how many calls had to ask Redis. */
+  readonly redisCallsPerRequest: number | undefined;
 }
 
 interface Setup {
@@ -106,13 +110,17 @@ interface Setup {
   readonly adminOrigin: string;
   /** The processes whose CPU a request costs, by group (servers, Redis, their PostgreSQL backends), read at each run. */
   readonly processes: () => Promise<Record<string, number[]>>;
+  /** Script calls Redis has run so far (INFO commandstats), where there is a Redis. */
+  readonly redisCalls?: () => Promise<number>;
 }
 
 async function measureRun(setup: Setup, chat: Target, body: string, concurrency: number): Promise<Measured> {
   const groupsBefore = await setup.processes();
+  const redisBefore = await setup.redisCalls?.();
   const before = cpuTimes(Object.values(groupsBefore).flat());
   const load = await runLoad(chat, body, concurrency, requestsPerRun);
   const groupsAfter = await setup.processes();
+  const redisAfter = await setup.redisCalls?.();
   const cpuByGroup: Record<string, number> = {};
   let total = 0;
   for (const [group, pids] of Object.entries(groupsAfter)) {
@@ -123,7 +131,8 @@ async function measureRun(setup: Setup, chat: Target, body: string, concurrency:
     cpuByGroup[group] = (spent * 1000) / requestsPerRun;
     total += cpuByGroup[group];
   }
-  return { ...load, cpuMicroseconds: total, cpuByGroup };
+  const redisCallsPerRequest = redisBefore === undefined || redisAfter === undefined ? undefined : (redisAfter - redisBefore) / requestsPerRun;
+  return { ...load, cpuMicroseconds: total, cpuByGroup, redisCallsPerRequest };
 }
 
 /** Median of each figure over the rounds. */
@@ -136,6 +145,7 @@ function median(results: readonly Measured[]): Measured {
     p99Ms: middle((result) => result.p99Ms),
     cpuMicroseconds: middle((result) => result.cpuMicroseconds),
     cpuByGroup: Object.fromEntries(groups.map((group) => [group, middle((result) => result.cpuByGroup[group] ?? 0)])),
+    redisCallsPerRequest: results[0]?.redisCallsPerRequest === undefined ? undefined : middle((result) => result.redisCallsPerRequest ?? 0),
   };
 }
 
@@ -212,6 +222,10 @@ async function twoNodes(configPath: string): Promise<Setup | undefined> {
   const first = await startNode(shared);
   const second = await startNode(shared);
   const proxy = await start(process.execPath, ['--import', 'tsx', here('./round-robin-proxy.ts')], { TARGETS: `${first.origin},${second.origin}` }, /(http:\/\/\S+)/).match;
+  const stats = new Redis(shared.REDIS_URL);
+  // Redis is stopped before the cleanups run: its reconnection errors are expected then.
+  stats.on('error', () => undefined);
+  cleanups.push(() => stats.disconnect());
   const backends = async () => {
     let pids: number[] = [];
     await withPostgres(async (client) => {
@@ -225,6 +239,7 @@ async function twoNodes(configPath: string): Promise<Setup | undefined> {
     entry: proxy,
     adminOrigin: first.origin,
     processes: async () => ({ servers: [first.pid, second.pid], redis: [redis.pid], postgres: await backends() }),
+    redisCalls: async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await stats.info('commandstats'))?.[1] ?? '0'),
   };
 }
 
@@ -254,6 +269,7 @@ function report(outcomes: readonly Outcome[]): void {
   for (const outcome of outcomes) {
     for (const row of outcome.rows) {
       const groups = Object.keys(row.off.cpuByGroup).map((group) => `${group} ${(row.off.cpuByGroup[group] ?? 0).toFixed(0)} -> ${(row.on.cpuByGroup[group] ?? 0).toFixed(0)}`);
+      if (row.on.redisCallsPerRequest !== undefined) groups.push(`Redis script calls/req ${(row.off.redisCallsPerRequest ?? 0).toFixed(3)} -> ${row.on.redisCallsPerRequest.toFixed(3)}`);
       console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} | ${groups.join(', ')}`);
     }
   }

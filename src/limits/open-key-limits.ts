@@ -7,6 +7,7 @@ import { CreditRepository } from '../store/credit-repository.ts';
 import type { Database } from '../store/database.ts';
 import { UsageSummaryRepository } from '../store/usage-summary-repository.ts';
 import { InProcessLimiter } from './in-process-limiter.ts';
+import { LeasingLimiter } from './leasing-limiter.ts';
 import { RedisLimiter } from './redis-limiter.ts';
 import { startPeriodicJob } from '../core/jobs/periodic-job.ts';
 
@@ -33,7 +34,8 @@ export interface KeyLimitsOptions {
 
 export function openKeyLimits(options: KeyLimitsOptions): KeyLimits {
   const log = options.log ?? ((message: string, error: unknown) => console.error(message, error));
-  const limiter: Limiter = options.redisUrl === undefined ? new InProcessLimiter() : new RedisLimiter(options.redisUrl);
+  // A fleet leases large limits to each node, so most calls admit without a Redis round trip.
+  const limiter: Limiter = options.redisUrl === undefined ? new InProcessLimiter() : new LeasingLimiter(new RedisLimiter(options.redisUrl), { log });
   const credits = new CreditRepository(options.database);
   // Admission charges and checks credit through a batch: no database round trip per call.
   const callCredits = new BatchedCreditAccounts(credits, { log });

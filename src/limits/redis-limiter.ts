@@ -1,6 +1,6 @@
 import { Redis, type ChainableCommander } from 'ioredis';
 import type { LimitCheck, Limiter, LimitVerdict, SlotHold } from '../core/limits/limiter.ts';
-import { LimitBatch, limitsScript } from './redis-limit-batch.ts';
+import { LimitBatch, limitsScript, type LeaseAnswer, type LeaseRequest } from './redis-limit-batch.ts';
 
 interface LimiterCommands {
   limitsBatch(keyCount: number, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
@@ -51,6 +51,22 @@ export class RedisLimiter implements Limiter {
     const counter = check.rate?.counter ?? check.tokens?.counter ?? check.calls?.counter ?? check.slot?.counter;
     if (counter === undefined) return Promise.resolve({ admitted: true });
     return this.#batch(counter).check(check);
+  }
+
+  /**
+   * A check that also leases up to `lease` more units of its parts (LeasingLimiter). With a slot
+   * lease, `check.slot.holder` is a prefix: the call's slot and the leased ones are members
+   * prefix0 to prefixN, N the slots granted.
+   */
+  checkLeasing(check: LimitCheck, lease: LeaseRequest): Promise<LeaseAnswer> {
+    const counter = check.rate?.counter ?? check.tokens?.counter ?? check.calls?.counter ?? check.slot?.counter;
+    if (counter === undefined) return Promise.resolve({ verdict: { admitted: true }, rate: 0, tokens: 0, calls: 0, slots: 0 });
+    return this.#batch(counter).checkLeasing(check, lease);
+  }
+
+  /** Subtracts leased units not used from a counter, while it lives. */
+  giveBack(counter: string, amount: number): Promise<void> {
+    return this.#batch(counter).giveBack(counter, amount);
   }
 
   releaseSlot(counter: string, holder: string): Promise<void> {

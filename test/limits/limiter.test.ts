@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Limiter } from '../../src/core/limits/limiter.ts';
 import { InProcessLimiter } from '../../src/limits/in-process-limiter.ts';
+import { LeasingLimiter } from '../../src/limits/leasing-limiter.ts';
 import { RedisLimiter } from '../../src/limits/redis-limiter.ts';
 import { isRedisInstalled, startRedis, type RedisServer } from '../tasks/task-test-kit.ts';
 
@@ -33,6 +34,12 @@ const implementations: { name: string; skip: string | false; open: () => Limiter
     name: 'Redis (two connections, as two nodes)',
     skip: redisInstalled ? false : 'redis-server is not installed',
     open: () => ({ first: new RedisLimiter(redis?.url ?? ''), second: new RedisLimiter(redis?.url ?? '') }),
+  },
+  {
+    // Limits this small are not leased: the fleet's limiter must be exactly the Redis one for them.
+    name: 'Redis with leases (two nodes)',
+    skip: redisInstalled ? false : 'redis-server is not installed',
+    open: () => ({ first: new LeasingLimiter(new RedisLimiter(redis?.url ?? '')), second: new LeasingLimiter(new RedisLimiter(redis?.url ?? '')) }),
   },
 ];
 
@@ -88,9 +95,9 @@ for (const implementation of implementations) {
       const counter = name('tokens');
       await pair.first.seed(counter, 90, now + 60_000);
       await pair.second.seed(counter, 0, now + 60_000);
-      assert.deepEqual(await pair.second.check({ now, tokens: { counter, limit: 100 } }), { admitted: true }, 'seed sets only once');
+      assert.deepEqual(await pair.second.check({ now, tokens: { counter, limit: 100, expiresAt: now + 60_000 } }), { admitted: true }, 'seed sets only once');
       await pair.first.add(counter, 15, now + 60_000);
-      assert.deepEqual(await pair.second.check({ now, tokens: { counter, limit: 100 } }), { admitted: false, refusedBy: 'tokens' });
+      assert.deepEqual(await pair.second.check({ now, tokens: { counter, limit: 100, expiresAt: now + 60_000 } }), { admitted: false, refusedBy: 'tokens' });
     });
 
     it('concurrency slots hold exactly their limit across nodes and free on release', async () => {

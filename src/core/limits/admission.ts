@@ -182,7 +182,7 @@ export class Admission {
         const counter = seen.counters.of('tokens', window);
         const seeding = this.#seedTokens(keyId, counter, window);
         if (seeding !== true) await seeding;
-        tokens = { counter, limit: quota.tokens };
+        tokens = { counter, limit: quota.tokens, expiresAt: window.resetsAt };
       }
       if (quota.calls !== undefined) calls = { counter: seen.counters.of('calls', window), limit: quota.calls, expiresAt: window.resetsAt };
     }
@@ -227,12 +227,14 @@ export class Admission {
     if (quota?.tokens !== undefined && tokens > 0) {
       const window = quotaWindow(quota.period, record.createdAt);
       const counter = seen.counters.of('tokens', window);
-      const add = () => this.#limiter.add(counter, tokens, window.resetsAt);
       // Seeded windows are added to at once, so the next admission (on any node) already sees the tokens.
+      // (No named closure for the add: one per usage record, on every call's path.)
       const seeding = this.#seeded.get(counter);
-      (seeding === undefined || seeding === true ? add() : seeding.then(add)).catch((error: unknown) =>
-        this.#log(`tokens of key ${record.keyId} not counted against its quota`, error),
-      );
+      const adding =
+        seeding === undefined || seeding === true
+          ? this.#limiter.add(counter, tokens, window.resetsAt)
+          : seeding.then(() => this.#limiter.add(counter, tokens, window.resetsAt));
+      adding.catch((error: unknown) => this.#log(`tokens of key ${record.keyId} not counted against its quota`, error));
     }
     const price = priceOf(policy, record.model);
     if (price === undefined) return;

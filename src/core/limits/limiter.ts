@@ -1,7 +1,10 @@
 /**
  * The shared counters behind key limits. Two implementations: in-process (one node) and Redis
- * (every node of a fleet; atomic Lua scripts). Counter names come from Admission; names of one
- * key share a `{keyId}` hash tag so a Redis Cluster keeps them on one shard.
+ * (every node of a fleet; atomic Lua scripts), the latter leasing large limits (1000 and more) in
+ * blocks to each node (src/limits/leasing-limiter.ts): never more admitted than a limit, but a
+ * node may be refused units another node holds unused (at most 1% of the limit, or 64, per other
+ * node, for a second or two). Counter names come from Admission; names of one key share a
+ * `{keyId}` hash tag so a Redis Cluster keeps them on one shard.
  */
 export interface Limiter {
   /**
@@ -30,8 +33,8 @@ export interface LimitCheck {
   readonly now: number;
   /** Admitted while fewer than `limit` were counted in this window's counter. */
   readonly rate?: { readonly counter: string; readonly limit: number; readonly expiresAt: number } | undefined;
-  /** Refused once the counter has reached `limit` (the call that crossed it has completed). */
-  readonly tokens?: { readonly counter: string; readonly limit: number } | undefined;
+  /** Refused once the counter has reached `limit` (the call that crossed it has completed); the counter ends at `expiresAt`. */
+  readonly tokens?: { readonly counter: string; readonly limit: number; readonly expiresAt: number } | undefined;
   /** Admitted while fewer than `limit` calls were counted; counted on admission. */
   readonly calls?: { readonly counter: string; readonly limit: number; readonly expiresAt: number } | undefined;
   /** A slot among `limit`, held by `holder` until released or until `leaseUntil` passes unrenewed. */

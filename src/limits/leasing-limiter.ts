@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import type { LimitCheck, Limiter, LimitVerdict, SlotHold } from '../core/limits/limiter.ts';
+import { SlotLease, TokenLease, UnitLease, isLeased, largestLease, tokenLeaseSize, unitLeaseSize } from './limit-leases.ts';
+import type { LeaseAnswer } from './redis-limit-batch.ts';
+import type { RedisLimiter } from './redis-limiter.ts';
+
+export interface LeasingLimiterOptions {
+  /** How often leases are looked over: units unused since the last look go back to Redis (default 1 s). */
+  readonly idleMs?: number;
+  readonly now?: () => number;
+  readonly log?: (message: string, error: unknown) => void;
+}
+
+const admitted: LimitVerdict = { admitted: true };
+const admittedNow = Promise.resolve(admitted);
+const nothing = Promise.resolve();
+
+/**
+ * The Limiter of a fleet node: the Redis limiter, with large limits (limit-leases.ts: 1000 and
+ * more) leased. A node takes a block of rate units, calls, slots or token headroom in one Redis
+ * step, counted there at once and only as far as the limit allows, and admits calls from it
+ * without asking Redis; a part it holds nothing of goes to Redis with the call, which also leases
+ * the next block. So the fleet never admits more than a limit. The price: units one node holds
+ * unused are refused to the others until they go back (units unused for a whole idle tick, after
+ * 1-2 s; everything on close) or lapse (rate and calls with their window, slots after their
+ * lease, token headroom with its window, for a node that crashed): at most one lease per other
+ * node (64 units at first, doubled while a busy node spends a lease within 100 ms, never more
+ * than 1% of the limit), plus, for slots, those its calls ended since the last tick. Token
+ * quotas: a node admits while the tokens its calls recorded are below the headroom it reserved
+ * (within the limit), and writes them once they reach it; so tokens past the limit are those of
+ * calls in flight when a reservation or the limit ran out, as without leases. Limits below 1000
+ * are not leased: exact, call by call, as the Redis limiter alone.
+ */
+export class LeasingLimiter implements Limiter {
+  readonly #redis: RedisLimiter;
+  readonly #now: () => number;
+  readonly #log: (message: string, error: unknown) => void;
+  /** Rate and calls leases by counter (counters are per window, so a new window has none yet). */
+  readonly #units = new Map<string, UnitLease>();
+  readonly #tokens = new Map<string, TokenLease>();
+  readonly #slots = new Map<string, SlotLease>();
+  /** Holders whose slot is a leased one: their release goes back to the lease, not to Redis. */
+  readonly #leasedHolders = new Map<string, SlotLease>();
+  /** Leased slots are members this prefix, a lease number, a colon and a member number (LimitBatch). */
+  readonly #memberPrefix = `${randomUUID()}:lease:`;
+  #leaseSequence = 0;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(redis: RedisLimiter, options: LeasingLimiterOptions = {}) {
+    this.#redis = redis;
+    this.#now = options.now ?? Date.now;
+    this.#log = options.log ?? ((message, error) => console.error(message, error));
+    this.#timer = setInterval(() => this.#giveBackIdle(), options.idleMs ?? 1_000);
+    this.#timer.unref();
+  }
+
+  check(check: LimitCheck): Promise<LimitVerdict> {
+    return this.#check(check, false);
+  }
+
+  /** `waited`: this check waited for a refill already; what its leases lack now it asks of Redis, without leasing more. */
+  #check(check: LimitCheck, waited: boolean): Promise<LimitVerdict> {
+    const { now, rate, tokens, calls, slot } = check;
+    const rateLease = rate === undefined ? undefined : this.#unitLease(rate.counter, rate.limit, rate.expiresAt, now);
+    const tokenLease = tokens === undefined ? undefined : this.#tokenLease(tokens.counter, tokens.limit, tokens.expiresAt, now);
+    const callsLease = calls === undefined ? undefined : this.#unitLease(calls.counter, calls.limit, calls.expiresAt, now);
+    const slotLease = slot === undefined || !isLeased(slot.limit) ? undefined : this.#slotLease(slot.counter, now, slot.leaseUntil);
+    if (!waited) {
+      const refill =
+        (rateLease?.free === 0 ? rateLease.refill : undefined) ??
+        (tokenLease !== undefined && tokenLease.drawn >= tokenLease.granted ? tokenLease.refill : undefined) ??
+        (callsLease?.free === 0 ? callsLease.refill : undefined) ??
+        (slotLease?.free === 0 ? slotLease.refill : undefined);
+      if (refill !== undefined) return refill.then(() => this.#check(check, true));
+    }
+    // Each part is taken from this node's lease when it can; the rest go to Redis in one step.
+    // A rate unit is spent even if a later part refuses (as a refused call still counts as a
+    // request); a call unit and a slot are given back to their lease then.
+    const rateRemote = rate !== undefined && (rateLease === undefined || !rateLease.take());
+    if (tokenLease !== undefined) tokenLease.used = true;
+    const tokensRemote = tokens !== undefined && (tokenLease === undefined || tokenLease.drawn >= tokenLease.granted);
+    const callsRemote = calls !== undefined && (callsLease === undefined || !callsLease.take());
+    const slotRemote = slot !== undefined && (slotLease === undefined || !slotLease.take());
+    if (!slotRemote && slotLease !== undefined && slot !== undefined) this.#leasedHolders.set(slot.holder, slotLease);
+    if (!rateRemote && !tokensRemote && !callsRemote && !slotRemote) return admittedNow;
+
+    const wantRate =
+      rateRemote && rate !== undefined && rateLease !== undefined && !waited && rateLease.refill === undefined
+        ? rateLease.nextSize(now, unitLeaseSize(rate.limit), largestLease(rate.limit))
+        : 0;
+    const wantTokens =
+      tokensRemote && tokens !== undefined && tokenLease !== undefined && !waited && tokenLease.refill === undefined
+        ? tokenLease.nextSize(now, tokenLeaseSize(tokens.limit, tokenLease.tokensPerCall), largestLease(tokens.limit))
+        : 0;
+    const wantCalls =
+      callsRemote && calls !== undefined && callsLease !== undefined && !waited && callsLease.refill === undefined
+        ? callsLease.nextSize(now, unitLeaseSize(calls.limit), largestLease(calls.limit))
+        : 0;
+    const wantSlots =
+      slotRemote && slot !== undefined && slotLease !== undefined && !waited && slotLease.refill === undefined
+        ? slotLease.nextSize(now, unitLeaseSize(slot.limit), largestLease(slot.limit))
+        : 0;
+    const memberPrefix = wantSlots > 0 ? `${this.#memberPrefix}${(this.#leaseSequence += 1).toString(36)}:` : '';
+    const remote: LimitCheck = {
+      now,
+      rate: rateRemote ? rate : undefined,
+      tokens: tokensRemote ? tokens : undefined,
+      calls: callsRemote ? calls : undefined,
+      slot: slotRemote && slot !== undefined ? (wantSlots > 0 ? { ...slot, holder: memberPrefix } : slot) : undefined,
+    };
+    if (wantRate > 0) rateLease?.startRefill();
+    if (wantTokens > 0) tokenLease?.startRefill();
+    if (wantCalls > 0) callsLease?.startRefill();
+    if (wantSlots > 0) slotLease?.startRefill();
+
+    const endRefills = () => {
+      if (wantRate > 0) rateLease?.endRefill();
+      if (wantTokens > 0) tokenLease?.endRefill();
+      if (wantCalls > 0) callsLease?.endRefill();
+      if (wantSlots > 0) slotLease?.endRefill();
+    };
+    const undo = () => {
+      if (!callsRemote && callsLease !== undefined) callsLease.free += 1;
+      if (!slotRemote && slotLease !== undefined && slot !== undefined) {
+        slotLease.free += 1;
+        this.#leasedHolders.delete(slot.holder);
+      }
+    };
+    const settled = (answer: LeaseAnswer): LimitVerdict => {
+      if (rateLease !== undefined) rateLease.free += answer.rate;
+      if (tokenLease !== undefined) tokenLease.granted += answer.tokens;
+      if (callsLease !== undefined) callsLease.free += answer.calls;
+      if (wantSlots > 0 && slotLease !== undefined && slot !== undefined && answer.verdict.admitted) {
+        slotLease.add(Array.from({ length: answer.slots + 1 }, (_unused, index) => `${memberPrefix}${index}`), 1, slot.leaseUntil);
+        this.#leasedHolders.set(slot.holder, slotLease);
+      }
+      if (!answer.verdict.admitted) undo();
+      // Waiting checks go on once the units are in the lease.
+      endRefills();
+      return answer.verdict;
+    };
+    const failed = (error: unknown): never => {
+      undo();
+      endRefills();
+      throw error;
+    };
+    if (wantRate + wantTokens + wantCalls + wantSlots === 0) {
+      return this.#redis.check(remote).then((verdict) => settled({ verdict, rate: 0, tokens: 0, calls: 0, slots: 0 }), failed);
+    }
+    return this.#redis.checkLeasing(remote, { rate: wantRate, tokens: wantTokens, calls: wantCalls, slots: wantSlots }).then(settled, failed);
+  }
+
+  releaseSlot(counter: string, holder: string): Promise<void> {
+    const lease = this.#leasedHolders.get(holder);
+    if (lease === undefined) return this.#redis.releaseSlot(counter, holder);
+    this.#leasedHolders.delete(holder);
+    lease.free += 1;
+    return nothing;
+  }
+
+  async renewSlots(slots: readonly SlotHold[], leaseUntil: number, now: number): Promise<void> {
+    // Calls on leased slots are renewed through their lease's members: every member of every lease.
+    const renewing: SlotHold[] = slots.filter((slot) => !this.#leasedHolders.has(slot.holder));
+    const leases = [...this.#slots].filter(([, lease]) => lease.leaseUntil > now);
+    for (const [counter, lease] of leases) for (const member of lease.members) renewing.push({ counter, holder: member });
+    if (renewing.length === 0) return;
+    await this.#redis.renewSlots(renewing, leaseUntil, now);
+    for (const [, lease] of leases) lease.leaseUntil = Math.max(lease.leaseUntil, leaseUntil);
+  }
+
+  add(counter: string, amount: number, expiresAt: number): Promise<void> {
+    const lease = this.#tokens.get(counter);
+    if (lease === undefined || lease.granted === 0) return this.#redis.add(counter, amount, expiresAt);
+    const excess = lease.draw(amount);
+    return excess > 0 ? this.#redis.add(counter, excess, expiresAt) : nothing;
+  }
+
+  seed(counter: string, value: number, expiresAt: number): Promise<void> {
+    return this.#redis.seed(counter, value, expiresAt);
+  }
+
+  /** Gives every lease back (a refill still under way is not waited for: its units lapse). */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    const returning: Promise<void>[] = [];
+    for (const [counter, lease] of this.#units) if (lease.free > 0) returning.push(this.#redis.giveBack(counter, lease.free));
+    for (const [counter, lease] of this.#tokens) if (lease.granted > lease.drawn) returning.push(this.#redis.giveBack(counter, lease.granted - lease.drawn));
+    // Admission has released its calls' slots before this: every member goes back.
+    for (const [counter, lease] of this.#slots) for (const member of lease.members) returning.push(this.#redis.releaseSlot(counter, member));
+    this.#units.clear();
+    this.#tokens.clear();
+    this.#slots.clear();
+    this.#leasedHolders.clear();
+    const returned = Promise.allSettled(returning);
+    await this.#redis.close();
+    await returned;
+  }
+
+  #unitLease(counter: string, limit: number, expiresAt: number, now: number): UnitLease | undefined {
+    if (!isLeased(limit)) return undefined;
+    let lease = this.#units.get(counter);
+    // A lease of a window that ended is worth nothing (its counter expired with it).
+    if (lease === undefined || lease.expiresAt <= now) {
+      lease = new UnitLease(expiresAt);
+      this.#units.set(counter, lease);
+    }
+    return lease;
+  }
+
+  #tokenLease(counter: string, limit: number, expiresAt: number, now: number): TokenLease | undefined {
+    if (!isLeased(limit)) return undefined;
+    let lease = this.#tokens.get(counter);
+    if (lease === undefined || lease.expiresAt <= now) {
+      lease = new TokenLease(expiresAt);
+      this.#tokens.set(counter, lease);
+    }
+    return lease;
+  }
+
+  #slotLease(counter: string, now: number, leaseUntil: number): SlotLease {
+    let lease = this.#slots.get(counter);
+    if (lease !== undefined && lease.refill === undefined && lease.stale(now, leaseUntil)) {
+      // Renewals failed (Redis away, or this process stalled): its free slots may be others' by
+      // now. They go back; calls on the others keep them until they lapse; a new lease starts.
+      const failed = (error: unknown) => this.#log('stale leased slots not given back (they lapse)', error);
+      for (const member of lease.members.splice(0, lease.free)) this.#redis.releaseSlot(counter, member).catch(failed);
+      lease = undefined;
+    }
+    if (lease === undefined) {
+      lease = new SlotLease();
+      this.#slots.set(counter, lease);
+    }
+    return lease;
+  }
+
+  /** The idle tick: leased units that stayed unused since the last tick go back to Redis. */
+  #giveBackIdle(): void {
+    const now = this.#now();
+    const failed = (error: unknown) => this.#log('unused leased limits not given back (they lapse with their window or lease)', error);
+    for (const [counter, lease] of this.#units) {
+      if (lease.expiresAt <= now || (!lease.touched && lease.free === 0 && lease.refill === undefined)) {
+        this.#units.delete(counter);
+        continue;
+      }
+      lease.touched = false;
+      if (lease.refill !== undefined) continue;
+      if (lease.lowWater > 0) {
+        lease.free -= lease.lowWater;
+        this.#redis.giveBack(counter, lease.lowWater).catch(failed);
+      }
+      lease.lowWater = lease.free;
+    }
+    for (const [counter, lease] of this.#tokens) {
+      if (lease.expiresAt <= now || (!lease.used && lease.granted === 0 && lease.refill === undefined)) {
+        this.#tokens.delete(counter);
+        continue;
+      }
+      if (!lease.used && lease.refill === undefined && lease.granted > 0) {
+        this.#redis.giveBack(counter, lease.granted - lease.drawn).catch(failed);
+        lease.granted = 0;
+        lease.drawn = 0;
+      }
+      lease.used = false;
+    }
+    for (const [counter, lease] of this.#slots) {
+      if (lease.refill !== undefined) continue;
+      for (let index = 0; index < lease.lowWater; index += 1) {
+        const member = lease.members.pop();
+        if (member !== undefined) this.#redis.releaseSlot(counter, member).catch(failed);
+      }
+      lease.free -= lease.lowWater;
+      lease.lowWater = lease.free;
+      if (lease.members.length === 0) this.#slots.delete(counter);
+    }
+  }
+}
