@@ -13,6 +13,8 @@ const requestsPerLevel = Number(process.env['BENCH_REQUESTS'] ?? '3000');
 const rssRequests = Number(process.env['BENCH_RSS_REQUESTS'] ?? '10000');
 const rssRounds = Number(process.env['BENCH_RSS_ROUNDS'] ?? '8');
 const streamChunks = 100;
+/** BENCH_FLOOR=1: also (d), a bare Fastify route doing only the call's own work (bare-route-process.ts). */
+const withFloor = process.env['BENCH_FLOOR'] === '1';
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const children: ChildProcess[] = [];
 
@@ -74,16 +76,21 @@ async function main(): Promise<void> {
     { name: '(b) node proxy', url: `${proxy.match}/chat/completions`, headers: {} },
     { name: '(c) model-platform', url: `${platform.match.replace(/\/$/, '')}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } },
   ];
+  const floorTargets: Target[] = [];
+  if (withFloor) {
+    const floor = await start([...tsx, here('./bare-route-process.ts')], { TARGET: engine.match }, /(http:\/\/\S+)/);
+    floorTargets.push({ name: '(d) bare route', url: `${floor.match}/chat/completions`, headers: {} });
+  }
   const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] });
   const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
 
-  for (const target of targets) await runLoad(target, body, 8, 500); // warm-up (JIT, sockets)
+  for (const target of [...targets, ...floorTargets]) await runLoad(target, body, 8, 500); // warm-up (JIT, sockets)
 
   console.log(`Non-streamed, ${requestsPerLevel} requests per level`);
   console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b)');
   const results = new Map<string, LoadResult>();
   for (const concurrency of [1, 16, 64]) {
-    for (const target of targets) {
+    for (const target of [...targets, ...floorTargets]) {
       const result = await runLoad(target, body, concurrency, requestsPerLevel);
       results.set(`${target.name}@${concurrency}`, result);
       const baseline = results.get(`(b) node proxy@${concurrency}`);

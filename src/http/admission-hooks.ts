@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Admission, AdmissionTicket, CallCharge } from '../core/limits/admission.ts';
 import type { App, AppDependencies } from './app-types.ts';
+import { routeOf } from './route-of.ts';
 
 /** How a route takes part in admission: which model a call names, and what a completed call is charged. */
 export interface RouteAdmission {
@@ -77,8 +78,7 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
     // over its rate only after its body is read, and of not counting requests refused before the
     // call check (an invalid body, a model the key may not use, no credit). `late` routes and
     // routes without a model are refused here, before the body (BENCHMARKS.md "bench:fleet").
-    // (routeOptions is built anew on each read: read only for keys with a rate limit.)
-    const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof request.routeOptions.config.admission?.model === 'function';
+    const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof routeOf(request).config.admission?.model === 'function';
     continueAfter(admission.admitRequest(key, countedByCall), done);
   });
 
@@ -89,7 +89,7 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
       done();
       return;
     }
-    const rule = request.routeOptions.config.admission;
+    const rule = routeOf(request).config.admission;
     if (rule === undefined || rule.model === 'none') {
       done();
       return;

@@ -41,6 +41,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('requestId', '');
   app.decorateRequest('apiKey', undefined);
+  app.decorateRequest('routeOptionsRead', undefined);
   // First of the onRequest hooks, so requests that authentication or limits refuse are counted too.
   installRequestMetrics(app, deps.metrics);
   app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator));

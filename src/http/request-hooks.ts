@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../core/auth/authenticator.ts';
 import { dropNullOptionals } from './drop-null-optionals.ts';
+import { routeOf } from './route-of.ts';
 
 /**
  * onRequest: the generated request id, then authentication: every route but the public ones
@@ -10,7 +11,7 @@ export function identifyAndAuthenticate(authenticator: Authenticator) {
   // A callback hook: a key seen moments ago is known without a promise (this runs on every request).
   return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
     request.requestId = request.id;
-    if (request.is404 || request.routeOptions.config.public === true) {
+    if (request.is404 || routeOf(request).config.public === true) {
       done();
       return;
     }
@@ -39,7 +40,7 @@ export function identifyAndAuthenticate(authenticator: Authenticator) {
 export function prepareBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   const body = request.body;
   if (body !== null && typeof body === 'object') {
-    const bodySchema = request.routeOptions.schema?.body;
+    const bodySchema = routeOf(request).schema?.body;
     if (bodySchema !== undefined) dropNullOptionals(bodySchema as Parameters<typeof dropNullOptionals>[0], body);
     adoptRequestId(request, (body as { request_id?: unknown }).request_id);
   }

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
 import type { App } from './app-types.ts';
+import { routeOf } from './route-of.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,7 +27,7 @@ export function installRequestMetrics(app: App, metrics: PlatformMetrics): void 
   app.decorate('metrics', metrics);
   // A callback hook, not an async one: it awaits nothing, and a promise per request is overhead on every call.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config.countedInMetrics === false) {
+    if (routeOf(request).config.countedInMetrics === false) {
       done();
       return;
     }
@@ -49,7 +50,7 @@ function requestLabels(metrics: PlatformMetrics, request: FastifyRequest, status
   const model = body !== null && typeof body === 'object' ? (body as { model?: unknown }).model : undefined;
   return {
     // The pattern (`/paas/v4/async-result/:id`), never the raw URL, so ids do not become series.
-    route: request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched',
+    route: request.is404 ? 'unmatched' : routeOf(request).url ?? 'unmatched',
     method: request.method,
     model: metrics.modelLabel(model),
     status,

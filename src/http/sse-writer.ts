@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { routeOf } from './route-of.ts';
 
 /**
  * Server-sent events as every official client parses them (platform-facts §3.1): each event is
@@ -39,7 +40,7 @@ export class SseWriter {
     });
     this.#opened = true;
     // The active-streams gauge counts it until the connection closes, whichever side ends it.
-    const closed = this.#request.server.metrics.streamOpened(this.#request.routeOptions.url ?? '');
+    const closed = this.#request.server.metrics.streamOpened(routeOf(this.#request).url ?? '');
     this.#reply.raw.once('close', closed);
   }
 

@@ -28,12 +28,15 @@ abstract class Metric<Name extends string, Series> {
     this.labelNames = options.labelNames ?? [];
   }
 
-  protected entry(labels: Labels<Name>, create: () => Series): { readonly values: readonly string[]; state: Series } {
-    const values = this.labelNames.map((label) => labels[label]);
-    const key = seriesKey(values);
+  /** A new series' state. */
+  protected abstract initialState(): Series;
+
+  /** The series of these labels, made on first use. Every request counts into a few: no array or closure per call. */
+  protected entry(labels: Labels<Name>): { readonly values: readonly string[]; state: Series } {
+    const key = this.#seriesKey(labels);
     let found = this.series.get(key);
     if (found === undefined) {
-      found = { values, state: create() };
+      found = { values: this.labelNames.map((label) => labels[label]), state: this.initialState() };
       this.series.set(key, found);
     }
     return found;
@@ -41,7 +44,15 @@ abstract class Metric<Name extends string, Series> {
 
   /** One series' state, without creating it. */
   protected find(labels: Labels<Name>): Series | undefined {
-    return this.series.get(seriesKey(this.labelNames.map((label) => labels[label])))?.state;
+    return this.series.get(this.#seriesKey(labels))?.state;
+  }
+
+  /** The label values joined by a separator no label value holds, so ('a,b','c') and ('a','b,c') stay apart. */
+  #seriesKey(labels: Labels<Name>): string {
+    const names = this.labelNames;
+    let key = names.length === 0 ? '' : labels[names[0] as Name];
+    for (let index = 1; index < names.length; index += 1) key += `\u0000${labels[names[index] as Name]}`;
+    return key;
   }
 
   /** The HELP and TYPE lines, then the samples. */
@@ -58,7 +69,11 @@ export class Counter<Name extends string = never> extends Metric<Name, number> {
 
   inc(labels: Labels<Name>, amount = 1): void {
     if (!(amount >= 0)) throw new Error(`${this.name}: a counter cannot go down (${amount})`);
-    this.entry(labels, () => 0).state += amount;
+    this.entry(labels).state += amount;
+  }
+
+  protected initialState(): number {
+    return 0;
   }
 
   /** The current value of one series (0 when it was never counted). */
@@ -76,11 +91,15 @@ export class Gauge<Name extends string = never> extends Metric<Name, number> {
   readonly type = 'gauge';
 
   set(labels: Labels<Name>, value: number): void {
-    this.entry(labels, () => 0).state = value;
+    this.entry(labels).state = value;
   }
 
   add(labels: Labels<Name>, amount: number): void {
-    this.entry(labels, () => 0).state += amount;
+    this.entry(labels).state += amount;
+  }
+
+  protected initialState(): number {
+    return 0;
   }
 
   value(labels: Labels<Name>): number {
@@ -121,12 +140,17 @@ export class Histogram<Name extends string = never> extends Metric<Name, Histogr
   }
 
   observe(labels: Labels<Name>, value: number): void {
-    const series = this.entry(labels, () => ({ counts: new Array<number>(this.buckets.length + 1).fill(0), sum: 0, count: 0 }));
-    let index = this.buckets.findIndex((bound) => value <= bound);
-    if (index < 0) index = this.buckets.length;
+    const series = this.entry(labels);
+    const buckets = this.buckets;
+    let index = 0;
+    while (index < buckets.length && !(value <= (buckets[index] as number))) index += 1;
     series.state.counts[index] = (series.state.counts[index] ?? 0) + 1;
     series.state.sum += value;
     series.state.count += 1;
+  }
+
+  protected initialState(): HistogramSeries {
+    return { counts: new Array<number>(this.buckets.length + 1).fill(0), sum: 0, count: 0 };
   }
 
   /** How many observations one series holds (0 when none). */
@@ -149,11 +173,6 @@ export class Histogram<Name extends string = never> extends Metric<Name, Histogr
     }
     return lines;
   }
-}
-
-/** A separator no label value holds keeps ('a,b','c') apart from ('a','b,c'). */
-function seriesKey(values: readonly string[]): string {
-  return values.join('\u0000');
 }
 
 /** How long one collector may hold up a scrape before its series are left as they were. */

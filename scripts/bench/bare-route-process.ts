@@ -1,0 +1,41 @@
+// The floor under model-platform for bench:chat (BENCH_FLOOR=1): one bare Fastify route that does
+// only the chat call's own work — validate the body against the chat schema, map it to the engine's
+// body, call the engine through the same exchange, map the answer back, with the AbortController
+// that stops the engine when the client leaves. No authentication, limits, usage ledger, metrics,
+// request ids or logs. Prints its origin on stdout. TARGET: the engine's base URL.
+import Fastify from 'fastify';
+import { Agent } from 'undici';
+import { toChatRequest } from '../../src/api/chat/chat-request.mapper.ts';
+import { toChatCompletion } from '../../src/api/chat/chat-response.mapper.ts';
+import { ChatCompletionRequest } from '../../src/api/chat/chat.schema.ts';
+import { readChatCompletion } from '../../src/backends/openai-compatible/chat-completion-reader.ts';
+import { EngineExchange } from '../../src/backends/openai-compatible/engine-exchange.ts';
+import { buildOpenAiChatBody, defaultThinkingParam } from '../../src/backends/openai-compatible/openai-chat-body.ts';
+import { ApiError } from '../../src/core/errors/api-error.ts';
+
+const url = `${process.env['TARGET'] ?? ''}/chat/completions`;
+const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+const app = Fastify({ logger: false, ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false } } });
+app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async (request, reply) => {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('the client closed the connection'));
+  });
+  const chat = toChatRequest(request.body as ChatCompletionRequest, controller.signal);
+  const body = buildOpenAiChatBody(chat, { modelName: chat.model, upstreamModel: chat.model, thinkingParam: defaultThinkingParam, vision: false }, false);
+  const exchange = new EngineExchange(dispatcher, {
+    url,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: chat.signal,
+    timeoutMs: 60_000,
+    answer: 'whole',
+    errorAnswer: (status) => new ApiError('500', `engine answered ${status}`),
+  });
+  const text = await exchange.settled.finally(() => exchange.end());
+  const header = { id: `chatcmpl-${request.id}`, requestId: request.id, created: Math.floor(Date.now() / 1000), model: chat.model };
+  return toChatCompletion(header, readChatCompletion(JSON.parse(text), chat.model));
+});
+await app.listen({ port: 0, host: '127.0.0.1' });
+console.log(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`);
