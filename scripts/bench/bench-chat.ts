@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
 
-const requestsPerLevel = Number(process.env['BENCH_REQUESTS'] ?? '3000');
+// Long enough that a level is not decided by the moments after new connections appear: V8
+// re-optimises code then (new sockets, new shapes), more of it in the platform than in the proxy.
+// At 3000 requests (well under a second a target) run-to-run spread was ±8 points (BENCHMARKS.md).
+const requestsPerLevel = Number(process.env['BENCH_REQUESTS'] ?? '10000');
+const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '2000');
 const rssRequests = Number(process.env['BENCH_RSS_REQUESTS'] ?? '10000');
 const rssRounds = Number(process.env['BENCH_RSS_ROUNDS'] ?? '8');
 const streamChunks = 100;
@@ -84,7 +88,7 @@ async function main(): Promise<void> {
   const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] });
   const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
 
-  for (const target of [...targets, ...floorTargets]) await runLoad(target, body, 8, 500); // warm-up (JIT, sockets)
+  for (const target of [...targets, ...floorTargets]) await runLoad(target, body, 8, warmUpRequests); // warm-up (JIT, sockets)
 
   console.log(`Non-streamed, ${requestsPerLevel} requests per level`);
   console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b)');

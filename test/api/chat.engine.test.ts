@@ -178,6 +178,25 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     assert.ok(closedAt > 0, 'the engine saw the connection close');
   });
 
+  it('aborts the engine call when the client of a non-streamed call leaves before the answer', async () => {
+    engine.enqueue({ kind: 'hang' });
+    // The streaming test before this one may have started listening already.
+    if (!test.app.server.listening) await test.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (test.app.server.address() as AddressInfo).port;
+    const controller = new AbortController();
+    const answer = fetch(`http://127.0.0.1:${port}${url}`, {
+      method: 'POST',
+      headers: { authorization: test.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'glm-4.7', messages: user }),
+      signal: controller.signal,
+    });
+    answer.catch(() => undefined);
+    for (let waited = 0; engine.requests.length === 0 && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    const closedAt = await engine.waitForClientClose(0, 2000);
+    assert.ok(closedAt > 0, 'the engine saw the connection close');
+  });
+
   it('records usage of completed calls in the ledger, off the request path', async () => {
     engine.enqueue({ kind: 'json', body: vllmCompletion({ content: 'ok', usage: { promptTokens: 21, completionTokens: 3, cachedTokens: 1 } }) });
     await postJson(test, url, { model: 'glm-4.7', messages: user, request_id: 'usage-check-01' });

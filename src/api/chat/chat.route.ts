@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
-import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { ClientAbort } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
@@ -43,7 +43,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
-      let chatRequest = await inlineRemoteMedia(toChatRequest(body, abortOnDisconnect(reply)), mediaFetcher);
+      let chatRequest = await inlineRemoteMedia(toChatRequest(body, new ClientAbort(reply)), mediaFetcher);
       let header = answerHeader(request, body.model);
       const searchTool = webSearchTool(body);
       if (searchTool !== undefined) {

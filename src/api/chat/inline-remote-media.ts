@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatRequest, ContentPart } from '../../core/chat/chat-types.ts';
 import type { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
+import { toAbortSignal } from '../../core/chat/abort-source.ts';
 
 const mediaFetchTimeoutMs = 20_000;
 
@@ -13,7 +14,7 @@ export async function inlineRemoteMedia(request: ChatRequest, fetcher: GuardedFe
   const messages = await Promise.all(
     request.messages.map(async (message): Promise<ChatMessage> => {
       if (!hasRemoteMedia(message) || !Array.isArray(message.content)) return message;
-      const content = await Promise.all(message.content.map((part) => inlinePart(part, fetcher, request.signal)));
+      const content = await Promise.all(message.content.map((part) => inlinePart(part, fetcher, toAbortSignal(request.signal))));
       return { ...message, content };
     }),
   );

@@ -1,3 +1,4 @@
+import { abortReason, type AbortSource } from '../../core/chat/abort-source.ts';
 /**
  * Hands out a context's sequences, one request each. A request that finds none free waits in
  * line (first come, first served) until one is released or its signal aborts; an aborted waiter
@@ -16,7 +17,7 @@ export class SequencePool<Sequence> {
     return this.#waiting.length;
   }
 
-  acquire(signal: AbortSignal): Promise<Sequence> {
+  acquire(signal: AbortSource): Promise<Sequence> {
     if (signal.aborted) return Promise.reject(abortReason(signal));
     const free = this.#free.shift();
     if (free !== undefined) return Promise.resolve(free);
@@ -46,8 +47,4 @@ export class SequencePool<Sequence> {
 
 interface Waiter<Sequence> {
   readonly resolve: (sequence: Sequence) => void;
-}
-
-export function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new DOMException('The request was aborted.', 'AbortError');
 }

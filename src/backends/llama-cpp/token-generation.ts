@@ -1,5 +1,5 @@
 import { LlamaGrammarEvaluationState, type LlamaContextSequence, type LlamaGrammar, type LlamaModel, type Token } from 'node-llama-cpp';
-import { abortReason } from './sequence-pool.ts';
+import { abortReason } from '../../core/chat/abort-source.ts';
 import { StopWordMatcher } from './stop-word-matcher.ts';
 import { TokenTextDecoder } from './token-text-decoder.ts';
 

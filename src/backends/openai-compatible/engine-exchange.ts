@@ -1,12 +1,13 @@
 import type { Dispatcher, FormData } from 'undici';
 import type { ApiError } from '../../core/errors/api-error.ts';
+import type { AbortSource } from '../../core/chat/abort-source.ts';
 
 export interface ExchangeOptions {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: string | FormData;
   /** The client's signal: when it aborts, so does the exchange (its reason is the failure). */
-  readonly signal: AbortSignal;
+  readonly signal: AbortSource;
   /** Limit for the whole exchange, answer included. */
   readonly timeoutMs: number;
   /** `whole`: the answer is collected (text); `streamed`: it is read as it comes (chunks). */

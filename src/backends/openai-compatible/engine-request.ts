@@ -3,6 +3,7 @@ import { ApiError } from '../../core/errors/api-error.ts';
 import { readSseData } from '../../core/http/read-sse.ts';
 import { Agent, FormData } from 'undici';
 import { EngineExchange } from './engine-exchange.ts';
+import { abortReason, type AbortSource } from '../../core/chat/abort-source.ts';
 
 /** How to reach one configured engine over HTTP and how its error answers read to a client. */
 export interface EngineConnection {
@@ -20,7 +21,7 @@ export interface EngineCall {
   /** Sent as JSON, or as multipart/form-data when it is a FormData (undici writes the boundary). */
   readonly body: unknown;
   /** The client's signal: when it aborts, the engine's connection is closed. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortSource;
   /** Replaces the connection's error mapping for this call (an endpoint with its own meaning for 404). */
   readonly httpError?: (status: number, bodyText: string) => ApiError;
 }
@@ -87,7 +88,7 @@ function open(engine: EngineConnection, call: EngineCall, accept: string, answer
 }
 
 /** What a failed request or read means for the client. */
-function failure(engine: EngineConnection, exchange: EngineExchange, signal: AbortSignal, error: unknown, phase: 'before-answer' | 'while-reading'): Error {
+function failure(engine: EngineConnection, exchange: EngineExchange, signal: AbortSource, error: unknown, phase: 'before-answer' | 'while-reading'): Error {
   if (signal.aborted) return abortReason(signal);
   if (error instanceof ApiError) return error;
   const detail = exchange.timedOut ? `no complete answer within ${engine.timeoutMs} ms (timeoutMs)` : redact(engine, connectionDetail(error));
@@ -99,10 +100,6 @@ function failure(engine: EngineConnection, exchange: EngineExchange, signal: Abo
 function redact(engine: EngineConnection, text: string): string {
   const key = engine.apiKey;
   return key === undefined || key === '' ? text : text.split(key).join('***');
-}
-
-function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new DOMException('The request was aborted.', 'AbortError');
 }
 
 /** The innermost cause of a request failure says what happened (ECONNREFUSED, ENOTFOUND, "other side closed"). */

@@ -1,5 +1,6 @@
 import type { ChatStreamPart } from './chat-stream-part.ts';
 import type { ChatRequest, ChatResult } from './chat-types.ts';
+import type { AbortSource } from './abort-source.ts';
 
 /**
  * The chat capability. Engines throw ApiError for failures the client should see with a status
@@ -13,5 +14,5 @@ export interface ChatModel {
 
 /** Counts the prompt tokens of messages + tools as the engine would render them. */
 export interface TokenCounter {
-  countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSignal }): Promise<number>;
+  countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSource }): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import type { ChatModel } from '../chat/chat-model.ts';
+import type { AbortSource } from '../chat/abort-source.ts';
 
 /** Admits at most `limit` holders at once; the others wait in order, or leave when their signal aborts. */
 export class Semaphore {
@@ -10,7 +11,7 @@ export class Semaphore {
     this.#limit = limit;
   }
 
-  async acquire(signal: AbortSignal): Promise<() => void> {
+  async acquire(signal: AbortSource): Promise<() => void> {
     signal.throwIfAborted();
     if (this.#held < this.#limit) {
       this.#held += 1;

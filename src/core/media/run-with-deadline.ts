@@ -1,3 +1,4 @@
+import { abortReason } from '../chat/abort-source.ts';
 /**
  * Runs `work` under the caller's signal and a deadline of `timeoutMs`, through one signal the
  * work passes to every call it makes. When the deadline passes, the work is aborted and the
@@ -29,8 +30,4 @@ export async function runWithDeadline<Result>(
     clearTimeout(timer);
     callerSignal.removeEventListener('abort', onCallerAbort);
   }
-}
-
-function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new DOMException('The request was aborted.', 'AbortError');
 }
