@@ -26,8 +26,13 @@ export interface EngineCall {
   readonly httpError?: (status: number, bodyText: string) => ApiError;
 }
 
-/** One connection pool for every engine call: keep-alive sockets, no per-call set-up (undici). */
-const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+/**
+ * One connection pool for every engine call: keep-alive sockets, no per-call set-up (undici).
+ * undici's own header and body timeouts are off: every exchange has its timer for the whole call
+ * (`timeoutMs`), and undici kept a timer object per request alive for up to half a second, long
+ * enough to survive young collections (GC cost per request, BENCHMARKS.md "bench:fleet").
+ */
+const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256, headersTimeout: 0, bodyTimeout: 0 });
 
 /** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
