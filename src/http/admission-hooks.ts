@@ -111,10 +111,25 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
       continueAfter(admission.admitRequest(key), done);
       return;
     }
-    const admitting = admission.admitCall(key, model, rule.charge, true)?.then((ticket) => {
-      if (ticket !== undefined) finishWithResponse(reply, ticket);
-    });
-    continueAfter(admitting, done);
+    let admitted: ReturnType<Admission['admitCall']>;
+    try {
+      admitted = admission.admitCall(key, model, rule.charge, true);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (admitted instanceof Promise) {
+      continueAfter(
+        admitted.then((ticket) => {
+          if (ticket !== undefined) finishWithResponse(reply, ticket);
+        }),
+        done,
+      );
+      return;
+    }
+    // Admitted at once (or nothing to admit): no promise on this call's path.
+    if (admitted !== undefined) finishWithResponse(reply, admitted);
+    done();
   });
   return routes;
 }

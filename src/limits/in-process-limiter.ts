@@ -16,7 +16,7 @@ export class InProcessLimiter implements Limiter {
   readonly #slots = new Map<string, Map<string, number>>();
   #checksSinceSweep = 0;
 
-  async check(check: LimitCheck): Promise<LimitVerdict> {
+  check(check: LimitCheck): LimitVerdict {
     const now = check.now;
     this.#sweepNowAndThen(now);
     if (check.rate !== undefined) {

@@ -12,7 +12,6 @@ export interface LeasingLimiterOptions {
 }
 
 const admitted: LimitVerdict = { admitted: true };
-const admittedNow = Promise.resolve(admitted);
 const nothing = Promise.resolve();
 
 /**
@@ -54,12 +53,12 @@ export class LeasingLimiter implements Limiter {
     this.#timer.unref();
   }
 
-  check(check: LimitCheck): Promise<LimitVerdict> {
+  check(check: LimitCheck): LimitVerdict | Promise<LimitVerdict> {
     return this.#check(check, false);
   }
 
   /** `waited`: this check waited for a refill already; what its leases lack now it asks of Redis, without leasing more. */
-  #check(check: LimitCheck, waited: boolean): Promise<LimitVerdict> {
+  #check(check: LimitCheck, waited: boolean): LimitVerdict | Promise<LimitVerdict> {
     const { now, rate, tokens, calls, slot } = check;
     const rateLease = rate === undefined ? undefined : this.#unitLease(rate.counter, rate.limit, rate.expiresAt, now);
     const tokenLease = tokens === undefined ? undefined : this.#tokenLease(tokens.counter, tokens.limit, tokens.expiresAt, now);
@@ -82,7 +81,8 @@ export class LeasingLimiter implements Limiter {
     const callsRemote = calls !== undefined && (callsLease === undefined || !callsLease.take());
     const slotRemote = slot !== undefined && (slotLease === undefined || !slotLease.take());
     if (!slotRemote && slotLease !== undefined && slot !== undefined) this.#leasedHolders.set(slot.holder, slotLease);
-    if (!rateRemote && !tokensRemote && !callsRemote && !slotRemote) return admittedNow;
+    // Everything from this node's leases: admitted at once, no promise.
+    if (!rateRemote && !tokensRemote && !callsRemote && !slotRemote) return admitted;
 
     const wantRate =
       rateRemote && rate !== undefined && rateLease !== undefined && !waited && rateLease.refill === undefined

@@ -24,6 +24,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): Database {
   if (options.databaseUrl !== undefined) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle pooled connection that PostgreSQL ends (a restart, a failover, an operator) reports
+    // here; unheard, that error would end the process. The pool opens a new one when next asked.
+    pool.on('error', (error) => console.error(`a pooled PostgreSQL connection was closed: ${error.message}`));
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     return wrap(db, 'postgres');
   }

@@ -43,7 +43,7 @@ describe('leases of large limits: two nodes on one Redis', { skip: isRedisInstal
         const checked = (index += 1);
         const at = attempt % pair.length;
         const limiter = pair[at];
-        if (limiter !== undefined) wave.push(limiter.check(make(checked)).then((verdict) => ({ verdict, node: at, index: checked })));
+        if (limiter !== undefined) wave.push(Promise.resolve(limiter.check(make(checked))).then((verdict) => ({ verdict, node: at, index: checked })));
       }
       const passed = (await Promise.all(wave)).filter((answer) => answer.verdict.admitted);
       if (passed.length === 0) return admitted;

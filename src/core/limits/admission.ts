@@ -4,7 +4,9 @@ import { creditExhausted, modelNotAllowed, quotaExhausted, rateLimited, tooManyC
 import type { CreditAccounts, CreditHold } from './credit-accounts.ts';
 import { KeyCounters } from './key-counters.ts';
 import { concurrencyLimit, limitsModelCalls, priceOf, type KeyPolicy } from './key-policy.ts';
-import type { LimitCheck, Limiter, SlotHold } from './limiter.ts';
+import type { LimitCheck, Limiter, LimitVerdict, SlotHold } from './limiter.ts';
+
+const passed: LimitVerdict = { admitted: true };
 import { minuteWindow, quotaWindow } from './quota-window.ts';
 
 /** The authenticated key as admission needs it. */
@@ -101,9 +103,10 @@ export class Admission {
    * A call of `model`: refused with 1303 (when `countRate`: the request's rate check, folded into
    * this step), 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. Undefined
    * when the key limits nothing of this call; the promise answers undefined when the call was only
-   * counted against the rate (no ticket to finish).
+   * counted against the rate (no ticket to finish). When nothing had to wait, the ticket comes at
+   * once and a refusal is thrown at once.
    */
-  admitCall(key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): Promise<AdmissionTicket | undefined> | undefined {
+  admitCall(key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): AdmissionTicket | Promise<AdmissionTicket | undefined> | undefined {
     const now = this.#now();
     const seen = this.#remember(key, now);
     const policy = key.policy;
@@ -164,12 +167,34 @@ export class Admission {
     if (!verdict.admitted) throw rateLimited(limit, window.resetsAt, now);
   }
 
-  async #admitCall(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): Promise<AdmissionTicket> {
+  /**
+   * Synchronous while nothing has to wait (a balance read within its second, a window already
+   * seeded, a limiter that answers at once: in process, or a lease): a call of a limited key then
+   * costs no promise. Refusals are thrown (synchronously or as a rejection).
+   */
+  #admitCall(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
     if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
-    if (policy.credit !== undefined) {
-      const balance = (await this.#credits.balance(keyId)) ?? 0;
-      if (balance <= 0) throw creditExhausted(balance);
+    if (policy.credit === undefined) return this.#checkLimits(seen, keyId, policy, model, charge, rateLimit);
+    const balance = this.#credits.balance(keyId);
+    const afterBalance = (value: number | undefined): AdmissionTicket | Promise<AdmissionTicket> => {
+      if ((value ?? 0) <= 0) throw creditExhausted(value ?? 0);
+      return this.#checkLimits(seen, keyId, policy, model, charge, rateLimit);
+    };
+    return balance instanceof Promise ? balance.then(afterBalance) : afterBalance(balance);
+  }
+
+  /** The quotas, the rate and the slot of an admitted model: one limiter step. */
+  #checkLimits(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
+    const quota = policy.quota;
+    if (quota?.tokens !== undefined) {
+      const window = quotaWindow(quota.period, this.#now());
+      const seeding = this.#seedTokens(keyId, seen.counters.of('tokens', window), window);
+      if (seeding !== true) return seeding.then(() => this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit));
     }
+    return this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit);
+  }
+
+  #checkSeeded(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
     const now = this.#now();
     const minute = rateLimit === undefined ? undefined : minuteWindow(now);
     const rate = minute === undefined || rateLimit === undefined ? undefined : { counter: seen.counters.of('rate', minute), limit: rateLimit, expiresAt: minute.resetsAt };
@@ -178,12 +203,7 @@ export class Admission {
     let tokens: LimitCheck['tokens'];
     let calls: LimitCheck['calls'];
     if (quota !== undefined && window !== undefined) {
-      if (quota.tokens !== undefined) {
-        const counter = seen.counters.of('tokens', window);
-        const seeding = this.#seedTokens(keyId, counter, window);
-        if (seeding !== true) await seeding;
-        tokens = { counter, limit: quota.tokens, expiresAt: window.resetsAt };
-      }
+      if (quota.tokens !== undefined) tokens = { counter: seen.counters.of('tokens', window), limit: quota.tokens, expiresAt: window.resetsAt };
       if (quota.calls !== undefined) calls = { counter: seen.counters.of('calls', window), limit: quota.calls, expiresAt: window.resetsAt };
     }
     const slotLimit = concurrencyLimit(policy, model);
@@ -191,10 +211,7 @@ export class Admission {
       slotLimit === undefined
         ? undefined
         : { counter: seen.counters.slot(model), holder: this.#holderPrefix + (this.#holderSequence += 1).toString(36), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs };
-
-    if (rate !== undefined || tokens !== undefined || calls !== undefined || slot !== undefined) {
-      // Every part named, present or not: one object shape for every check keeps the limiter's code fast.
-      const verdict = await this.#limiter.check({ now, rate, tokens, calls, slot });
+    const admitted = (verdict: LimitVerdict): AdmissionTicket => {
       if (!verdict.admitted) {
         const refusedBy = verdict.refusedBy;
         if (refusedBy === 'rate' && rate !== undefined) throw rateLimited(rate.limit, rate.expiresAt, now);
@@ -202,9 +219,13 @@ export class Admission {
         if ((refusedBy === 'tokens' || refusedBy === 'calls') && quota !== undefined && window !== undefined) throw quotaExhausted(quota, refusedBy, window.resetsAt);
         throw new Error(`limiter refused on '${refusedBy}', which this call did not ask about`);
       }
-    }
-    if (slot !== undefined) this.#liveSlots.set(slot.holder, slot);
-    return new CallTicket(this.#endCall, keyId, policy, model, charge, slot);
+      if (slot !== undefined) this.#liveSlots.set(slot.holder, slot);
+      return new CallTicket(this.#endCall, keyId, policy, model, charge, slot);
+    };
+    if (rate === undefined && tokens === undefined && calls === undefined && slot === undefined) return admitted(passed);
+    // Every part named, present or not: one object shape for every check keeps the limiter's code fast.
+    const verdict = this.#limiter.check({ now, rate, tokens, calls, slot });
+    return verdict instanceof Promise ? verdict.then(admitted) : admitted(verdict);
   }
 
   /** The end of an admitted call (its ticket's finish, once): frees its slot and charges what it costs. */

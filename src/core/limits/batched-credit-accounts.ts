@@ -53,9 +53,14 @@ export class BatchedCreditAccounts implements CreditAccounts {
     this.#log = options.log ?? ((message, error) => console.error(message, error));
   }
 
-  async balance(keyId: string): Promise<number | undefined> {
+  balance(keyId: string): number | undefined | Promise<number | undefined> {
     const known = this.#known.get(keyId);
-    const stored = known !== undefined && this.#now() - known.readAt < this.#balanceTtlMs ? known.balance : await this.#read(keyId);
+    if (known !== undefined && this.#now() - known.readAt < this.#balanceTtlMs) return this.#spendable(keyId, known.balance);
+    return this.#read(keyId).then((stored) => this.#spendable(keyId, stored));
+  }
+
+  /** The store's balance less what this node charged and has not written yet. */
+  #spendable(keyId: string, stored: number | undefined): number | undefined {
     if (stored === undefined) return undefined;
     return stored - (this.#pending.get(keyId) ?? 0) - (this.#writing.get(keyId) ?? 0);
   }

@@ -12,7 +12,7 @@ export interface Limiter {
    * refused by a later part still counts as a request); then the token and call quotas and the
    * concurrency slot are checked, and only when all pass are the call counted and the slot taken.
    */
-  check(check: LimitCheck): Promise<LimitVerdict>;
+  check(check: LimitCheck): LimitVerdict | Promise<LimitVerdict>;
   /** Frees a slot taken by `check`; freeing twice, or a lapsed slot, is harmless. */
   releaseSlot(counter: string, holder: string): Promise<void>;
   /** Extends live slots to `leaseUntil`; a slot that already lapsed stays free (it may be another's now). */
