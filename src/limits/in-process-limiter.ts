@@ -36,7 +36,7 @@ export class InProcessLimiter implements Limiter {
     return { admitted: true };
   }
 
-  async releaseSlot(counter: string, holder: string): Promise<void> {
+  releaseSlot(counter: string, holder: string): void {
     const holders = this.#slots.get(counter);
     holders?.delete(holder);
     if (holders?.size === 0) this.#slots.delete(counter);
@@ -49,7 +49,7 @@ export class InProcessLimiter implements Limiter {
     }
   }
 
-  async add(counter: string, amount: number, expiresAt: number): Promise<void> {
+  add(counter: string, amount: number, expiresAt: number): void {
     this.#increment(counter, amount, expiresAt, Date.now());
   }
 

@@ -12,7 +12,6 @@ export interface LeasingLimiterOptions {
 }
 
 const admitted: LimitVerdict = { admitted: true };
-const nothing = Promise.resolve();
 
 /**
  * The Limiter of a fleet node: the Redis limiter, with large limits (limit-leases.ts: 1000 and
@@ -150,12 +149,12 @@ export class LeasingLimiter implements Limiter {
     return this.#redis.checkLeasing(remote, { rate: wantRate, tokens: wantTokens, calls: wantCalls, slots: wantSlots }).then(settled, failed);
   }
 
-  releaseSlot(counter: string, holder: string): Promise<void> {
+  releaseSlot(counter: string, holder: string): void | Promise<void> {
     const lease = this.#leasedHolders.get(holder);
     if (lease === undefined) return this.#redis.releaseSlot(counter, holder);
     this.#leasedHolders.delete(holder);
     lease.free += 1;
-    return nothing;
+    return undefined;
   }
 
   async renewSlots(slots: readonly SlotHold[], leaseUntil: number, now: number): Promise<void> {
@@ -168,11 +167,11 @@ export class LeasingLimiter implements Limiter {
     for (const [, lease] of leases) lease.leaseUntil = Math.max(lease.leaseUntil, leaseUntil);
   }
 
-  add(counter: string, amount: number, expiresAt: number): Promise<void> {
+  add(counter: string, amount: number, expiresAt: number): void | Promise<void> {
     const lease = this.#tokens.get(counter);
     if (lease === undefined || lease.granted === 0) return this.#redis.add(counter, amount, expiresAt);
     const excess = lease.draw(amount);
-    return excess > 0 ? this.#redis.add(counter, excess, expiresAt) : nothing;
+    return excess > 0 ? this.#redis.add(counter, excess, expiresAt) : undefined;
   }
 
   seed(counter: string, value: number, expiresAt: number): Promise<void> {

@@ -158,7 +158,7 @@ export class Admission {
     clearInterval(this.#renewTimer);
     const slots = [...this.#liveSlots.values()];
     this.#liveSlots.clear();
-    await Promise.all(slots.map((slot) => this.#limiter.releaseSlot(slot.counter, slot.holder).catch(() => undefined)));
+    await Promise.allSettled(slots.map((slot) => this.#limiter.releaseSlot(slot.counter, slot.holder)));
   }
 
   async #checkRate(seen: SeenKey, limit: number, now: number): Promise<void> {
@@ -233,12 +233,12 @@ export class Admission {
     const { keyId, policy, model, charge, slot } = ticket;
     if (slot !== undefined) {
       this.#liveSlots.delete(slot.holder);
-      this.#limiter.releaseSlot(slot.counter, slot.holder).catch((error: unknown) => this.#log(`slot of key ${keyId} not freed (it lapses)`, error));
+      ifFails(this.#limiter.releaseSlot(slot.counter, slot.holder), (error) => this.#log(`slot of key ${keyId} not freed (it lapses)`, error));
     }
     const price = priceOf(policy, model);
     if (!succeeded || price === undefined || charge === 'none') return;
     const amount = Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
-    if (amount > 0) this.#credits.charge(keyId, amount).catch((error: unknown) => this.#log(`call of key ${keyId} not charged`, error));
+    if (amount > 0) ifFails(this.#credits.charge(keyId, amount), (error) => this.#log(`call of key ${keyId} not charged`, error));
   };
 
   #applyUsage(record: UsageRecord, seen: SeenKey): void {
@@ -255,12 +255,12 @@ export class Admission {
         seeding === undefined || seeding === true
           ? this.#limiter.add(counter, tokens, window.resetsAt)
           : seeding.then(() => this.#limiter.add(counter, tokens, window.resetsAt));
-      adding.catch((error: unknown) => this.#log(`tokens of key ${record.keyId} not counted against its quota`, error));
+      ifFails(adding, (error) => this.#log(`tokens of key ${record.keyId} not counted against its quota`, error));
     }
     const price = priceOf(policy, record.model);
     if (price === undefined) return;
     const amount = Math.ceil(record.promptTokens * (price.perPromptToken ?? 0) + record.completionTokens * (price.perCompletionToken ?? 0));
-    if (amount > 0) this.#credits.charge(record.keyId, amount).catch((error: unknown) => this.#log(`tokens of key ${record.keyId} not charged`, error));
+    if (amount > 0) ifFails(this.#credits.charge(record.keyId, amount), (error) => this.#log(`tokens of key ${record.keyId} not charged`, error));
   }
 
   /**
@@ -316,6 +316,11 @@ export class Admission {
       this.#log('concurrency slots not renewed', error);
     }
   }
+}
+
+/** Reports the failure of a step that may have finished at once (then there is nothing to wait for). */
+function ifFails(result: void | Promise<void>, report: (error: unknown) => void): void {
+  if (result instanceof Promise) result.catch(report);
 }
 
 /** An admitted call's ticket, a plain object rather than closures per call; finishes once. */

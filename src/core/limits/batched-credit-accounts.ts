@@ -65,7 +65,7 @@ export class BatchedCreditAccounts implements CreditAccounts {
     return stored - (this.#pending.get(keyId) ?? 0) - (this.#writing.get(keyId) ?? 0);
   }
 
-  async charge(keyId: string, amount: number): Promise<void> {
+  charge(keyId: string, amount: number): void {
     this.#pending.set(keyId, (this.#pending.get(keyId) ?? 0) + amount);
     // While a write is under way its end schedules the next one.
     if (this.#flushing === undefined) this.#scheduleFlush();

@@ -14,11 +14,11 @@ export interface Limiter {
    */
   check(check: LimitCheck): LimitVerdict | Promise<LimitVerdict>;
   /** Frees a slot taken by `check`; freeing twice, or a lapsed slot, is harmless. */
-  releaseSlot(counter: string, holder: string): Promise<void>;
+  releaseSlot(counter: string, holder: string): void | Promise<void>;
   /** Extends live slots to `leaseUntil`; a slot that already lapsed stays free (it may be another's now). */
   renewSlots(slots: readonly SlotHold[], leaseUntil: number, now: number): Promise<void>;
   /** Adds to a counter (tokens used), which expires at `expiresAt`. */
-  add(counter: string, amount: number, expiresAt: number): Promise<void>;
+  add(counter: string, amount: number, expiresAt: number): void | Promise<void>;
   /** Sets a counter that does not exist yet (a quota window first seen, from the usage ledger). */
   seed(counter: string, value: number, expiresAt: number): Promise<void>;
   close(): Promise<void>;
