@@ -196,24 +196,11 @@ export class LeasingLimiter implements Limiter {
   }
 
   #unitLease(counter: string, limit: number, expiresAt: number, now: number): UnitLease | undefined {
-    if (!isLeased(limit)) return undefined;
-    let lease = this.#units.get(counter);
-    // A lease of a window that ended is worth nothing (its counter expired with it).
-    if (lease === undefined || lease.expiresAt <= now) {
-      lease = new UnitLease(expiresAt);
-      this.#units.set(counter, lease);
-    }
-    return lease;
+    return windowLease(this.#units, counter, limit, now, () => new UnitLease(expiresAt));
   }
 
   #tokenLease(counter: string, limit: number, expiresAt: number, now: number): TokenLease | undefined {
-    if (!isLeased(limit)) return undefined;
-    let lease = this.#tokens.get(counter);
-    if (lease === undefined || lease.expiresAt <= now) {
-      lease = new TokenLease(expiresAt);
-      this.#tokens.set(counter, lease);
-    }
-    return lease;
+    return windowLease(this.#tokens, counter, limit, now, () => new TokenLease(expiresAt));
   }
 
   #slotLease(counter: string, now: number, leaseUntil: number): SlotLease {
@@ -272,4 +259,22 @@ export class LeasingLimiter implements Limiter {
       if (lease.members.length === 0) this.#slots.delete(counter);
     }
   }
+}
+
+/** The lease of a counter's window, made when there is none or the one held is of an ended window. */
+function windowLease<Lease extends { readonly expiresAt: number }>(
+  leases: Map<string, Lease>,
+  counter: string,
+  limit: number,
+  now: number,
+  make: () => Lease,
+): Lease | undefined {
+  if (!isLeased(limit)) return undefined;
+  let lease = leases.get(counter);
+  // A lease of a window that ended is worth nothing (its counter expired with it).
+  if (lease === undefined || lease.expiresAt <= now) {
+    lease = make();
+    leases.set(counter, lease);
+  }
+  return lease;
 }

@@ -5,9 +5,9 @@ import type { CreditAccounts, CreditHold } from './credit-accounts.ts';
 import { KeyCounters } from './key-counters.ts';
 import { concurrencyLimit, limitsModelCalls, priceOf, type KeyPolicy } from './key-policy.ts';
 import type { LimitCheck, Limiter, LimitVerdict, SlotHold } from './limiter.ts';
+import { minuteWindow, quotaWindow } from './quota-window.ts';
 
 const passed: LimitVerdict = { admitted: true };
-import { minuteWindow, quotaWindow } from './quota-window.ts';
 
 /** The authenticated key as admission needs it. */
 export interface AdmittedKey {
@@ -185,17 +185,17 @@ export class Admission {
 
   /** The quotas, the rate and the slot of an admitted model: one limiter step. */
   #checkLimits(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
+    const now = this.#now();
     const quota = policy.quota;
     if (quota?.tokens !== undefined) {
-      const window = quotaWindow(quota.period, this.#now());
+      const window = quotaWindow(quota.period, now);
       const seeding = this.#seedTokens(keyId, seen.counters.of('tokens', window), window);
-      if (seeding !== true) return seeding.then(() => this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit));
+      if (seeding !== true) return seeding.then(() => this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit, this.#now()));
     }
-    return this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit);
+    return this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit, now);
   }
 
-  #checkSeeded(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
-    const now = this.#now();
+  #checkSeeded(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined, now: number): AdmissionTicket | Promise<AdmissionTicket> {
     const minute = rateLimit === undefined ? undefined : minuteWindow(now);
     const rate = minute === undefined || rateLimit === undefined ? undefined : { counter: seen.counters.of('rate', minute), limit: rateLimit, expiresAt: minute.resetsAt };
     const quota = policy.quota;

@@ -23,15 +23,11 @@ export function rollupSums(rows: readonly UsageRecordTable[]): UsageDailyTable[]
     const group = `${row.day}\u0000${row.key_id}\u0000${row.model}\u0000${row.endpoint}`;
     let sum = sums.get(group);
     if (sum === undefined) {
-      sum = { day: row.day, key_id: row.key_id, model: row.model, endpoint: row.endpoint, calls: 0, ...zeroSums() };
+      sum = { day: row.day, key_id: row.key_id, model: row.model, endpoint: row.endpoint, calls: 0, ...(Object.fromEntries(summedColumns.map((column) => [column, 0])) as Record<(typeof summedColumns)[number], number>) };
       sums.set(group, sum);
     }
     sum.calls += 1;
     for (const column of summedColumns) sum[column] += row[column];
   }
   return [...sums.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, sum]) => sum);
-}
-
-function zeroSums(): Pick<UsageDailyTable, (typeof summedColumns)[number]> {
-  return { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, pages: 0, audio_seconds: 0, images: 0, videos: 0, searches: 0, urls_read: 0 };
 }
