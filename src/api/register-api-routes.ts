@@ -1,4 +1,6 @@
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { multipartPluginOptions } from '../http/multipart.ts';
 import type { App, AppDependencies } from '../http/app-types.ts';
 import { registerAdminRoutes } from './admin/admin.route.ts';
 import { registerAgentRoutes } from './agents/agents.route.ts';
@@ -37,17 +39,18 @@ const modelRouteModules: readonly RouteModule[] = [
   registerWebSearchRoutes,
   registerReaderRoutes,
   registerLayoutParsingRoutes,
-  registerAudioRoutes,
-  registerFileRoutes,
 ];
+
+/** Routes that take multipart/form-data bodies, in a scope of their own (registerUnderPrefixes). */
+const multipartRouteModules: readonly RouteModule[] = [registerAudioRoutes, registerFileRoutes];
 
 const agentRouteModules: readonly RouteModule[] = [registerAgentRoutes];
 
 export async function registerApiRoutes(app: App, deps: AppDependencies): Promise<void> {
   // Signed media downloads: outside /paas/v4, since the URLs are the server's own, not the API's.
   registerBlobRoutes(app, deps);
-  await registerUnderPrefixes(app, deps, modelPrefixes, modelRouteModules);
-  await registerUnderPrefixes(app, deps, agentPrefixes, agentRouteModules);
+  await registerUnderPrefixes(app, deps, modelPrefixes, modelRouteModules, multipartRouteModules);
+  await registerUnderPrefixes(app, deps, agentPrefixes, agentRouteModules, []);
   // Operators: keys, policies and usage; admin-scoped keys only.
   await app.register(async (scope) => registerAdminRoutes(scope.withTypeProvider<TypeBoxTypeProvider>(), deps), { prefix: '/admin' });
 }
@@ -57,6 +60,7 @@ async function registerUnderPrefixes(
   deps: AppDependencies,
   prefixes: readonly string[],
   modules: readonly RouteModule[],
+  multipartModules: readonly RouteModule[],
 ): Promise<void> {
   for (const [index, prefix] of prefixes.entries()) {
     await app.register(
@@ -68,6 +72,14 @@ async function registerUnderPrefixes(
         }
         const typed = scope.withTypeProvider<TypeBoxTypeProvider>();
         for (const register of modules) register(typed, deps);
+        if (multipartModules.length === 0) return;
+        // The multipart parser only where forms are taken: the plugin also adds an async onResponse
+        // hook (two promises) to every request of the scope it is registered in.
+        await scope.register(async (formScope) => {
+          await formScope.register(multipart, multipartPluginOptions);
+          const typedForms = formScope.withTypeProvider<TypeBoxTypeProvider>();
+          for (const register of multipartModules) register(typedForms, deps);
+        });
       },
       { prefix },
     );

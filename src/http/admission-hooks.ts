@@ -100,7 +100,7 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
         if (admitted) throw new Error('a call is admitted once');
         admitted = true;
         const ticket = await admission.admitCall(key, model, rule.charge, false);
-        if (ticket !== undefined) finishWithResponse(reply, ticket);
+        if (ticket !== undefined) finishWithResponse(request, reply, ticket);
       };
       done();
       return;
@@ -121,14 +121,14 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
     if (admitted instanceof Promise) {
       continueAfter(
         admitted.then((ticket) => {
-          if (ticket !== undefined) finishWithResponse(reply, ticket);
+          if (ticket !== undefined) finishWithResponse(request, reply, ticket);
         }),
         done,
       );
       return;
     }
     // Admitted at once (or nothing to admit): no promise on this call's path.
-    if (admitted !== undefined) finishWithResponse(reply, admitted);
+    if (admitted !== undefined) finishWithResponse(request, reply, admitted);
     done();
   });
   return routes;
@@ -150,15 +150,10 @@ function continueAfter(pending: Promise<void> | undefined, done: (error?: Error)
   else pending.then(() => done(), (error: Error) => done(error));
 }
 
-/** A completed call is one whose whole answer left with a status below 400. */
-function finishWithResponse(reply: FastifyReply, ticket: AdmissionTicket): void {
-  const raw = reply.raw;
-  if (raw.destroyed) {
-    ticket.finish(false);
-    return;
-  }
-  // 'finish': the whole answer was handed over (a client that left mid-stream never sees it).
-  let answered = false;
-  raw.once('finish', () => (answered = true));
-  raw.once('close', () => ticket.finish(answered && raw.statusCode < 400));
+/**
+ * A completed call is one whose whole answer was handed over with a status below 400 (a client
+ * that left mid-stream never got it); a stream holds its slot until then.
+ */
+function finishWithResponse(request: FastifyRequest, reply: FastifyReply, ticket: AdmissionTicket): void {
+  request.responseEnd.onEnd((complete) => ticket.finish(complete && reply.raw.statusCode < 400));
 }

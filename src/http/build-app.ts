@@ -1,5 +1,4 @@
 import Fastify, { LogController } from 'fastify';
-import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerApiRoutes } from '../api/register-api-routes.ts';
 import { routeAdmissions } from '../api/route-admission.ts';
@@ -9,11 +8,12 @@ import { handleError } from './error-handler.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMetricsRoute } from './metrics.route.ts';
 import { RouteTable } from './method-not-allowed.ts';
-import { multipartPluginOptions } from './multipart.ts';
 import { registerOpenApi } from './openapi.ts';
 import { installRequestMetrics } from './request-metrics.ts';
+import { installResponseEnd } from './response-end.ts';
 import { generateRequestId } from './request-id.ts';
-import { echoRequestId, identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
+import { lazyRequestLogger } from './request-logger.ts';
+import { identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
 
 /** Default JSON body limit; endpoints that take base64 media raise their own. */
 const defaultBodyLimit = 8 * 1024 * 1024;
@@ -26,6 +26,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
         ? false
         : { redact: ['req.headers.authorization'], ...(deps.logger === true ? {} : deps.logger) },
     genReqId: () => generateRequestId(),
+    childLoggerFactory: lazyRequestLogger,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: defaultBodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
@@ -43,20 +44,18 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   app.decorateRequest('apiKey', undefined);
   app.decorateRequest('routeOptionsRead', undefined);
   // First of the onRequest hooks, so requests that authentication or limits refuse are counted too.
+  installResponseEnd(app);
   installRequestMetrics(app, deps.metrics);
   app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator));
   // Key limits on every route: rate right after authentication, model calls before the handler.
   app.decorate('admittedRoutes', installAdmission(app, deps, deps.admission, routeAdmissions));
   app.addHook('preValidation', prepareBody);
-  app.addHook('onSend', echoRequestId);
   app.setErrorHandler(handleError);
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route));
   app.setNotFoundHandler(routes.notFoundHandler);
 
-  // The multipart/form-data parser: routes read the parts themselves, under their own limits.
-  await app.register(multipart, multipartPluginOptions);
   await registerOpenApi(app);
   registerHealthRoutes(app, deps);
   registerMetricsRoute(app, deps.metrics);

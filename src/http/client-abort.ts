@@ -1,9 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import type { LazyAbortSignal } from '../core/chat/abort-source.ts';
+import type { ResponseEnd } from './response-end.ts';
 
 /** A signal that fires when the client goes away before its answer is complete, so engine work stops. */
 export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
-  return new ClientAbort(reply).signal;
+  return new ClientAbort(reply.request.responseEnd).signal;
 }
 
 /**
@@ -16,9 +17,9 @@ export class ClientAbort implements LazyAbortSignal {
   #listeners: (() => void)[] | undefined;
   #signal: AbortSignal | undefined;
 
-  constructor(reply: FastifyReply) {
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) this.#abort(new Error('the client closed the connection'));
+  constructor(responseEnd: ResponseEnd) {
+    responseEnd.onEnd((complete) => {
+      if (!complete) this.#abort(new Error('the client closed the connection'));
     });
   }
 

@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
-import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ApiError, invalidField } from '../core/errors/api-error.ts';
@@ -106,6 +106,7 @@ export const coercingValidatorCompiler: FastifySchemaCompiler<unknown> = ({ sche
  */
 export async function readMultipartForm<Schema extends TObject, Content>(
   request: FastifyRequest,
+  reply: FastifyReply,
   schema: Schema,
   options: MultipartFormOptions<Content>,
 ): Promise<MultipartForm<Static<Schema>, Content>> {
@@ -162,7 +163,7 @@ export async function readMultipartForm<Schema extends TObject, Content>(
   const validate = compileCoercing(schema);
   if (!validate(raw)) throw violationToApiError(validate.errors ?? []);
   const fields = raw as Static<Schema>;
-  adoptRequestId(request, isRecord(raw) ? raw['request_id'] : undefined);
+  adoptRequestId(request, reply, isRecord(raw) ? raw['request_id'] : undefined);
   return { fields, file };
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../core/auth/authenticator.ts';
 import { dropNullOptionals } from './drop-null-optionals.ts';
+import { rebind } from './request-logger.ts';
 import { routeOf } from './route-of.ts';
 
 /**
@@ -9,8 +10,8 @@ import { routeOf } from './route-of.ts';
  */
 export function identifyAndAuthenticate(authenticator: Authenticator) {
   // A callback hook: a key seen moments ago is known without a promise (this runs on every request).
-  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
-    request.requestId = request.id;
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+    identify(request, reply, request.id);
     if (request.is404 || routeOf(request).config.public === true) {
       done();
       return;
@@ -37,26 +38,26 @@ export function identifyAndAuthenticate(authenticator: Authenticator) {
  * well-formed client request_id wins over the generated one, in logs and responses, including
  * the error response when the body is then refused.
  */
-export function prepareBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+export function prepareBody(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   const body = request.body;
   if (body !== null && typeof body === 'object') {
     const bodySchema = routeOf(request).schema?.body;
     if (bodySchema !== undefined) dropNullOptionals(bodySchema as Parameters<typeof dropNullOptionals>[0], body);
-    adoptRequestId(request, (body as { request_id?: unknown }).request_id);
+    adoptRequestId(request, reply, (body as { request_id?: unknown }).request_id);
   }
   done();
 }
 
 /** Makes a client's request_id (6-64 characters) the request's id; otherwise keeps the generated one. */
-export function adoptRequestId(request: FastifyRequest, clientId: unknown): void {
+export function adoptRequestId(request: FastifyRequest, reply: FastifyReply, clientId: unknown): void {
   if (typeof clientId !== 'string' || clientId.length < 6 || clientId.length > 64) return;
-  request.requestId = clientId;
-  // The generated id is the log's request_id already; a client's id replaces it in a child logger.
-  request.log = request.log.child({ request_id: clientId });
+  identify(request, reply, clientId);
+  // The generated id is the log's request_id already; a client's id takes its place.
+  request.log = rebind(request.log, { request_id: clientId });
 }
 
-/** onSend: every response says which request it answers. */
-export function echoRequestId(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
-  reply.header('x-request-id', request.requestId);
-  done(null, payload);
+/** Every response says which request it answers: the header is set before anything can answer. */
+function identify(request: FastifyRequest, reply: FastifyReply, id: string): void {
+  request.requestId = id;
+  reply.header('x-request-id', id);
 }

@@ -19,9 +19,10 @@ const clientClosedStatus = '499';
 
 /**
  * Counts and times every request (http_requests_total, http_request_duration_seconds) by route
- * pattern, method, model and status. Installed as the first onRequest hook, so requests refused
- * by authentication or limits are counted too; measured when the response ends, so a stream
- * counts to its last event, and a client that left before the end counts as 499.
+ * pattern, method, model and status. Installed before authentication's onRequest hook, so requests
+ * refused by authentication or limits are counted too; measured when the response ends
+ * (ResponseEnd), so a stream counts to its last event, and a client that left before the end
+ * counts as 499.
  */
 export function installRequestMetrics(app: App, metrics: PlatformMetrics): void {
   app.decorate('metrics', metrics);
@@ -31,16 +32,11 @@ export function installRequestMetrics(app: App, metrics: PlatformMetrics): void 
       done();
       return;
     }
-    const started = performance.now();
-    let counted = false;
-    const count = (status: string) => {
-      if (counted) return;
-      counted = true;
-      metrics.observeRequest(requestLabels(metrics, request, status), (performance.now() - started) / 1000);
-    };
-    // `finish`: the whole response was handed to the socket; `close` without it: the client left first.
-    reply.raw.once('finish', () => count(String(reply.raw.statusCode)));
-    reply.raw.once('close', () => count(clientClosedStatus));
+    // Fastify times every reply from its start (elapsedTime, in ms).
+    request.responseEnd.onEnd((complete) => {
+      const status = complete ? String(reply.raw.statusCode) : clientClosedStatus;
+      metrics.observeRequest(requestLabels(metrics, request, status), reply.elapsedTime / 1000);
+    });
     done();
   });
 }

@@ -39,9 +39,8 @@ export class SseWriter {
       'x-request-id': this.#request.requestId,
     });
     this.#opened = true;
-    // The active-streams gauge counts it until the connection closes, whichever side ends it.
-    const closed = this.#request.server.metrics.streamOpened(routeOf(this.#request).url ?? '');
-    this.#reply.raw.once('close', closed);
+    // The active-streams gauge counts it until it ends, whichever side ends it.
+    this.#request.responseEnd.onEnd(this.#request.server.metrics.streamOpened(routeOf(this.#request).url ?? ''));
   }
 
   async send(data: unknown): Promise<void> {

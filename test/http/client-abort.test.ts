@@ -4,12 +4,13 @@ import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import { toAbortSignal } from '../../src/core/chat/abort-source.ts';
 import { ClientAbort } from '../../src/http/client-abort.ts';
+import { ResponseEnd } from '../../src/http/response-end.ts';
 
-/** A reply whose raw response closes when told, finished or not. */
-function fakeReply(): { reply: FastifyReply; close: (finished: boolean) => void } {
+/** The end of a response whose raw response closes when told, finished or not. */
+function fakeResponseEnd(): { end: ResponseEnd; close: (finished: boolean) => void } {
   const raw = Object.assign(new EventEmitter(), { writableFinished: false });
   return {
-    reply: { raw } as unknown as FastifyReply,
+    end: new ResponseEnd({ raw } as unknown as FastifyReply),
     close: (finished) => {
       raw.writableFinished = finished;
       raw.emit('close');
@@ -19,8 +20,8 @@ function fakeReply(): { reply: FastifyReply; close: (finished: boolean) => void 
 
 describe('ClientAbort', () => {
   it('tells its listeners once when the client leaves before the answer is complete', () => {
-    const { reply, close } = fakeReply();
-    const abort = new ClientAbort(reply);
+    const { end, close } = fakeResponseEnd();
+    const abort = new ClientAbort(end);
     const heard: string[] = [];
     const kept = () => heard.push('kept');
     const removed = () => heard.push('removed');
@@ -38,8 +39,8 @@ describe('ClientAbort', () => {
   });
 
   it('stays quiet when the connection closes after a complete answer', () => {
-    const { reply, close } = fakeReply();
-    const abort = new ClientAbort(reply);
+    const { end, close } = fakeResponseEnd();
+    const abort = new ClientAbort(end);
     let heard = false;
     abort.addEventListener('abort', () => (heard = true));
     close(true);
@@ -48,14 +49,14 @@ describe('ClientAbort', () => {
   });
 
   it('makes a real AbortSignal only when asked, aborted with it before or after', () => {
-    const before = fakeReply();
-    const early = new ClientAbort(before.reply);
+    const before = fakeResponseEnd();
+    const early = new ClientAbort(before.end);
     before.close(false);
     assert.equal(toAbortSignal(early).aborted, true);
     assert.equal(toAbortSignal(early).reason, early.reason);
 
-    const after = fakeReply();
-    const late = new ClientAbort(after.reply);
+    const after = fakeResponseEnd();
+    const late = new ClientAbort(after.end);
     const signal = toAbortSignal(late);
     assert.equal(signal, late.signal, 'one signal per source');
     assert.equal(signal.aborted, false);

@@ -115,6 +115,27 @@ describe('GET /metrics after real requests (fake OpenAI-compatible engine on loo
     assert.equal(valueOf(lastScrape, 'model_platform_tokens_total', { model: 'glm-4.7', kind: 'completion' }), 8);
   });
 
+  it('counts a stream whose client left before its end as 499, and closes it in active_streams', async () => {
+    engine.enqueue(sseReply([vllmChunk({ role: 'assistant', content: 'Hel' }), vllmChunk({ content: 'lo' }, 'stop'), vllmUsageChunk({ promptTokens: 3, completionTokens: 2 })], { delayMs: 300 }));
+    const leave = new AbortController();
+    const response = await fetch(`${origin}${chatRoute}`, {
+      method: 'POST',
+      headers: { authorization: test.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'glm-4.7', messages: user, stream: true }),
+      signal: leave.signal,
+    });
+    await (response.body as ReadableStream<Uint8Array>).getReader().read();
+    leave.abort();
+    const cutShort = { route: chatRoute, method: 'POST', model: 'glm-4.7', status: '499' };
+    for (let attempt = 0; attempt < 50 && requests(cutShort) !== 1; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      lastScrape = await scrape();
+    }
+    assert.equal(requests(cutShort), 1);
+    assert.equal(requests({ route: chatRoute, method: 'POST', model: 'glm-4.7', status: '200' }), 2, 'not counted as answered');
+    assert.equal(valueOf(lastScrape, 'model_platform_active_streams', { route: chatRoute }), 0);
+  });
+
   it('reads the task queue depth from the database at scrape time', async () => {
     const ownerKeyId = test.key.split('.')[0] as string;
     for (const requestId of ['depth-1', 'depth-2']) {

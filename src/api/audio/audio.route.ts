@@ -27,7 +27,7 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       },
     },
     async (request, reply) => {
-      const form = await readMultipartForm(request, AudioTranscriptionFields, {
+      const form = await readMultipartForm(request, reply, AudioTranscriptionFields, {
         fileField: 'file',
         maxFileBytes: maxAudioBytes,
         maxFieldBytes: maxBase64FieldBytes(),

@@ -43,7 +43,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
-      let chatRequest = await inlineRemoteMedia(toChatRequest(body, new ClientAbort(reply)), mediaFetcher);
+      let chatRequest = await inlineRemoteMedia(toChatRequest(body, new ClientAbort(request.responseEnd)), mediaFetcher);
       let header = answerHeader(request, body.model);
       const searchTool = webSearchTool(body);
       if (searchTool !== undefined) {

@@ -37,7 +37,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
         response: responses(FileObject),
       },
     },
-    async (request) => toFileObject(await receiveUpload(request, deps.files, ownerOf(request))),
+    async (request, reply) => toFileObject(await receiveUpload(request, reply, deps.files, ownerOf(request))),
   );
 
   app.get(

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { finished, PassThrough, type Readable } from 'node:stream';
 import { finished as streamFinished } from 'node:stream/promises';
 import type { FileStore, StagedFile, StoredFile } from '../../core/files/file-store.ts';
@@ -12,12 +12,12 @@ import { FileUploadFields, maxUploadBytes } from './files.schema.ts';
  * and valid, since `purpose` may come after the file. Any refusal — the size limit, the file
  * limit, a bad field — leaves no record and no bytes behind.
  */
-export async function receiveUpload(request: FastifyRequest, files: FileStore, ownerKeyId: string): Promise<StoredFile> {
+export async function receiveUpload(request: FastifyRequest, reply: FastifyReply, files: FileStore, ownerKeyId: string): Promise<StoredFile> {
   let staged: StagedFile | undefined;
   let refusal: unknown;
   let committed = false;
   try {
-    const form = await readMultipartForm(request, FileUploadFields, {
+    const form = await readMultipartForm(request, reply, FileUploadFields, {
       fileField: 'file',
       maxFileBytes: maxUploadBytes,
       receiveFile: async (stream, info) => {
