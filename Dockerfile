@@ -10,7 +10,7 @@ RUN apt-get update \
 WORKDIR /app
 # .npmrc skips onnxruntime-node's GPU download (the CPU binaries ship in the package).
 COPY package.json package-lock.json .npmrc ./
-# tsx is a runtime dependency (the sources run as TypeScript), so dev dependencies stay out.
+# esbuild is a runtime dependency (the sources run as TypeScript, bin/typescript-hooks.mjs), so dev dependencies stay out.
 RUN npm ci --omit=dev && npm cache clean --force
 
 # ---- runtime stage: no compilers, only what the engines run on ----
@@ -27,8 +27,7 @@ ENV NODE_ENV=production \
     MODEL_PLATFORM_DATA_DIR=/data
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
-# tsconfig.json: tsx compiles the sources with the same settings as in development.
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json ./
 COPY bin ./bin
 COPY src ./src
 # The data folder (SQLite, master key, local blobs) belongs to the unprivileged `node` user.

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx's loader, so there is no build step to forget.
-import { register } from 'tsx/esm/api';
+// Runs the TypeScript sources directly (bin/typescript-hooks.mjs), so there is no build step to forget.
+import { register } from 'node:module';
 
-register();
+register('./typescript-hooks.mjs', import.meta.url);
+// Stack traces name the .ts files and lines.
+process.setSourceMapsEnabled(true);
 await import('../src/cli/main.ts');

@@ -165,9 +165,9 @@ describe('Dockerfile and .dockerignore', () => {
     assert.match(runtime, /^HEALTHCHECK[\s\S]*\/healthz/m);
   });
 
-  it('installs without dev dependencies while what runs the sources (tsx) is a dependency', () => {
+  it('installs without dev dependencies while what runs the sources (esbuild, bin/typescript-hooks.mjs) is a dependency', () => {
     assert.match(dockerfile, /npm ci --omit=dev/);
-    assert.ok(packageJson.dependencies['tsx'] !== undefined);
+    assert.ok(packageJson.dependencies['esbuild'] !== undefined);
     const entry = /ENTRYPOINT \[([^\]]*)\]/.exec(runtime)?.[1] ?? '';
     const script = JSON.parse(`[${entry}]`) as string[];
     assert.ok(existsSync(join(root, script.at(-1) ?? '')), `entry point ${script.join(' ')} exists`);

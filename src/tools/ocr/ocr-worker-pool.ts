@@ -28,15 +28,16 @@ interface PoolWorker {
 }
 
 /**
- * The worker's entry: it registers tsx's loader in the worker's own thread, then imports
- * ocr-worker.ts. The worker is TypeScript like the rest of the server, and Node 20 runs no
- * `--import` preloads in worker threads, so neither `tsx` nor `node --import tsx` gives a worker
- * the loader. A data: URL module resolves only absolute URLs, hence the resolved ones.
+ * The worker's entry: it registers the TypeScript module hooks (bin/typescript-hooks.mjs, as the
+ * server's binary does) in the worker's own thread, then imports ocr-worker.ts. The worker is
+ * TypeScript like the rest of the server, and Node 20 gives worker threads neither the main
+ * thread's hooks nor its `--import` preloads. A data: URL module resolves only absolute URLs,
+ * hence the resolved ones.
  */
 const workerEntry = new URL(
   `data:text/javascript,${encodeURIComponent(
-    `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};\n` +
-      `register();\n` +
+    `import { register } from 'node:module';\n` +
+      `register(${JSON.stringify(new URL('../../../bin/typescript-hooks.mjs', import.meta.url).href)});\n` +
       `await import(${JSON.stringify(new URL('./ocr-worker.ts', import.meta.url).href)});\n`,
   )}`,
 );
