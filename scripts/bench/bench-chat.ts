@@ -60,7 +60,8 @@ function rssMegabytes(pid: number | undefined): number {
 }
 
 async function main(): Promise<void> {
-  const tsx = ['--import', 'tsx'];
+  // Every process runs its TypeScript the way the platform's binary does (no __name wrappers).
+  const tsx = ['--import', here('../../bin/register-typescript.mjs')];
   const engine = await start([...tsx, here('./fake-engine-process.ts')], { CHUNKS: String(streamChunks) }, /(http:\/\/\S+\/v1)/);
   const proxy = await start([...tsx, here('./pass-through-proxy.ts')], { TARGET: engine.match }, /(http:\/\/\S+)/);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-chat-'));
@@ -88,12 +89,15 @@ async function main(): Promise<void> {
   const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] });
   const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
 
-  for (const target of [...targets, ...floorTargets]) await runLoad(target, body, 8, warmUpRequests); // warm-up (JIT, sockets)
 
   console.log(`Non-streamed, ${requestsPerLevel} requests per level`);
   console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b)');
   const results = new Map<string, LoadResult>();
   for (const concurrency of [1, 16, 64]) {
+    // Each level after a warm-up at that concurrency (JIT, sockets): V8 settles a server's code for
+    // a load pattern over thousands of requests, and a level measured right after another starts
+    // with its code being recompiled (BENCHMARKS.md "bench:chat").
+    for (const target of [...targets, ...floorTargets]) await runLoad(target, body, concurrency, warmUpRequests);
     for (const target of [...targets, ...floorTargets]) {
       const result = await runLoad(target, body, concurrency, requestsPerLevel);
       results.set(`${target.name}@${concurrency}`, result);

@@ -20,7 +20,11 @@ import pg from 'pg';
 import { cpuTimes, freePort, start, stopAll } from './bench-processes.ts';
 import { percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
 
-const requestsPerRun = Number(process.env['BENCH_REQUESTS'] ?? '3000');
+// As bench:chat: long enough runs, each level after a warm-up at its concurrency, so that a run is
+// not decided by the moments when V8 recompiles a server's code for new connections or a new load
+// pattern (BENCHMARKS.md "bench:chat" and "bench:fleet").
+const requestsPerRun = Number(process.env['BENCH_REQUESTS'] ?? '5000');
+const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '2000');
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? '5');
 const streamsPerKey = Number(process.env['BENCH_STREAMS'] ?? '200');
 const postgresAdminUrl = (process.env['TEST_DATABASE_URL'] ?? '') || (process.env['DATABASE_URL'] ?? '') || undefined;
@@ -172,11 +176,9 @@ async function measure(setup: Setup): Promise<Outcome> {
   const on = chat(onKey.key, 'limits on');
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
   const streamBody = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], stream: true });
-  const warmUp = 500;
-  for (const key of [off, on]) await runLoad(key, body, 8, warmUp); // JIT, sockets, caches, quota seeding
-
   const rows: Outcome['rows'] = [];
   for (const concurrency of concurrencies) {
+    for (const key of [off, on]) await runLoad(key, body, concurrency, warmUpRequests); // JIT, sockets, caches, quota seeding
     const results = { off: [] as Measured[], on: [] as Measured[] };
     for (let round = 0; round < rounds; round += 1) {
       for (const side of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
@@ -189,7 +191,7 @@ async function measure(setup: Setup): Promise<Outcome> {
 
   // The books: every call of the on key charged (off the request path), every call of both in the ledger.
   await new Promise((resolve) => setTimeout(resolve, 2500));
-  const sent = warmUp + concurrencies.length * rounds * requestsPerRun;
+  const sent = concurrencies.length * (warmUpRequests + rounds * requestsPerRun);
   const spent = balanceBefore - (await creditBalance(setup.adminOrigin, onKey.id));
   const ledger = { off: await ledgerCalls(setup.adminOrigin, offKey.id), on: await ledgerCalls(setup.adminOrigin, onKey.id) };
   console.log(
@@ -221,7 +223,7 @@ async function twoNodes(configPath: string): Promise<Setup | undefined> {
   // One after the other: the first applies the migrations and creates the bootstrap key.
   const first = await startNode(shared);
   const second = await startNode(shared);
-  const proxy = await start(process.execPath, ['--import', 'tsx', here('./round-robin-proxy.ts')], { TARGETS: `${first.origin},${second.origin}` }, /(http:\/\/\S+)/).match;
+  const proxy = await start(process.execPath, ['--import', here('../../bin/register-typescript.mjs'), here('./round-robin-proxy.ts')], { TARGETS: `${first.origin},${second.origin}` }, /(http:\/\/\S+)/).match;
   const stats = new Redis(shared.REDIS_URL);
   // Redis is stopped before the cleanups run: its reconnection errors are expected then.
   stats.on('error', () => undefined);
@@ -284,7 +286,7 @@ function report(outcomes: readonly Outcome[]): void {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const engine = await start(process.execPath, ['--import', 'tsx', here('./fake-engine-process.ts')], { CHUNKS: String(streamChunks) }, /(http:\/\/\S+\/v1)/).match;
+  const engine = await start(process.execPath, ['--import', here('../../bin/register-typescript.mjs'), here('./fake-engine-process.ts')], { CHUNKS: String(streamChunks) }, /(http:\/\/\S+\/v1)/).match;
   const configDir = mkdtempSync(join(tmpdir(), 'bench-fleet-config-'));
   cleanups.push(() => rmSync(configDir, { recursive: true, force: true }));
   const configPath = join(configDir, 'config.yaml');
