@@ -28,15 +28,6 @@ export class ResponseEnd {
     raw.once('close', () => this.end(raw.writableFinished));
   }
 
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  /** The response was cut short: the client left before it was complete. */
-  get cutShort(): boolean {
-    return this.#ended && !this.#complete;
-  }
-
   /** Runs `listener` at the end (at once when the response is over already). */
   onEnd(listener: ResponseEndListener): void {
     if (this.#ended) listener(this.#complete);

@@ -28,16 +28,15 @@ interface PoolWorker {
 }
 
 /**
- * The worker's entry: it registers the TypeScript module hooks (bin/typescript-hooks.mjs, as the
- * server's binary does) in the worker's own thread, then imports ocr-worker.ts. The worker is
+ * The worker's entry: it registers the TypeScript module hooks (bin/register-typescript.mjs, as
+ * the server's binary does) in the worker's own thread, then imports ocr-worker.ts. The worker is
  * TypeScript like the rest of the server, and Node 20 gives worker threads neither the main
  * thread's hooks nor its `--import` preloads. A data: URL module resolves only absolute URLs,
  * hence the resolved ones.
  */
 const workerEntry = new URL(
   `data:text/javascript,${encodeURIComponent(
-    `import { register } from 'node:module';\n` +
-      `register(${JSON.stringify(new URL('../../../bin/typescript-hooks.mjs', import.meta.url).href)});\n` +
+    `import ${JSON.stringify(new URL('../../../bin/register-typescript.mjs', import.meta.url).href)};\n` +
       `await import(${JSON.stringify(new URL('./ocr-worker.ts', import.meta.url).href)});\n`,
   )}`,
 );
