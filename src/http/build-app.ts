@@ -4,7 +4,7 @@ import { registerApiRoutes } from '../api/register-api-routes.ts';
 import { routeAdmissions } from '../api/route-admission.ts';
 import { installAdmission } from './admission-hooks.ts';
 import type { App, AppDependencies } from './app-types.ts';
-import { handleError } from './error-handler.ts';
+import { handleError, handleFrameworkError } from './error-handler.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMetricsRoute } from './metrics.route.ts';
 import { RouteTable } from './method-not-allowed.ts';
@@ -27,6 +27,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
         : { redact: ['req.headers.authorization'], ...(deps.logger === true ? {} : deps.logger) },
     genReqId: () => generateRequestId(),
     childLoggerFactory: lazyRequestLogger,
+    frameworkErrors: handleFrameworkError,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: defaultBodyLimit,
     routerOptions: { ignoreTrailingSlash: true },

@@ -14,6 +14,16 @@ export function handleError(error: FastifyError | ApiError | Error, request: Fas
   return sendApiError(reply, toApiError(error, request));
 }
 
+/**
+ * Fastify's own refusals before any route or hook runs (a URL that does not decode, a path
+ * parameter over its length): the platform's error body and a request id, like every answer.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  request.requestId = request.id;
+  reply.header('x-request-id', request.id);
+  handleError(error, request, reply);
+}
+
 function toApiError(error: FastifyError | ApiError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
@@ -21,6 +31,7 @@ function toApiError(error: FastifyError | ApiError | Error, request: FastifyRequ
     return violationToApiError(fastifyError.validation);
   }
   const code = fastifyError.code ?? '';
+  if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiError('1210', `The URL is not valid: ${error.message}.`);
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError('1210', 'The request body is too large for this endpoint.');
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new ApiError('1210', `Unsupported Content-Type '${request.headers['content-type'] ?? ''}'.`);

@@ -55,7 +55,7 @@ export function installResponseEnd(app: App): void {
   // It runs on the response's 'error' as well (a response whose connection broke is not complete;
   // writableFinished also waits for the socket's buffer, and inject's responses never get there).
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    request.responseEnd.end(!reply.raw.destroyed || reply.raw.writableFinished);
+    request.responseEnd?.end(!reply.raw.destroyed || reply.raw.writableFinished);
     done();
   });
 }

@@ -18,6 +18,12 @@ describe('error body and request_id on the wire', () => {
     assertPlatformError(response, { status: 404, code: '1222', mentions: ['/paas/v4/no-such-thing'] });
   });
 
+  it('answers a URL that does not decode with 1210 in the platform body, with a request id', async () => {
+    const response = await test.app.inject({ method: 'GET', url: '/paas/v4/%zz', headers: { authorization: test.authorization } });
+    assertPlatformError(response, { status: 400, code: '1210', mentions: ['not a valid url'] });
+    assert.match(String(response.headers['x-request-id']), /^\d{14}[0-9a-f]{16}$/);
+  });
+
   it('answers a wrong method with 405 and Allow', async () => {
     const response = await test.app.inject({ method: 'DELETE', url: '/paas/v4/chat/completions', headers: { authorization: test.authorization } });
     assertPlatformError(response, { status: 405, code: '405', mentions: ['DELETE'] });
