@@ -1,19 +1,18 @@
-import { sql, type Transaction } from 'kysely';
 import type { UsageLedgerHousekeeping } from '../core/usage/usage-retention.ts';
 import type { UsageRecord } from '../core/usage/usage-record.ts';
 import type { Database } from './database.ts';
-import type { DatabaseSchema, UsageRecordTable } from './database-schema.ts';
+import type { UsageRecordTable } from './database-schema.ts';
 import { dayMs, dayNumber, utcDay } from './usage/usage-day.ts';
 import { createDayPartitions, dropDayPartitionsBefore } from './usage/usage-partitions.ts';
+import { writePostgresBatch } from './usage/postgres-ledger-writer.ts';
 import { SqliteLedgerWriter } from './usage/sqlite-ledger-writer.ts';
 import { timeOrderedId } from './usage/time-ordered-id.ts';
-import { rollupSums, summedColumns } from './usage/usage-rollup.ts';
 
 /**
  * The usage ledger in the database: append-only rows written in batches by the UsageRecorder,
  * each batch atomic with its daily rollups (`usage_daily`), so the reports never see half a
- * batch: on PostgreSQL one transaction adds the batch's sums; on SQLite the batch is one INSERT
- * whose trigger adds each row (migration 0009). Nothing updates or deletes a row except
+ * batch: one transaction writes the rows and adds the batch's sums (PostgreSQL:
+ * postgres-ledger-writer.ts; SQLite: sqlite-ledger-writer.ts). Nothing updates or deletes a row except
  * retention, whole days at a time: on PostgreSQL by dropping the day's partition, on SQLite by a DELETE.
  */
 export class UsageRepository implements UsageLedgerHousekeeping {
@@ -40,10 +39,7 @@ export class UsageRepository implements UsageLedgerHousekeeping {
       return;
     }
     await this.#prepare(records.map((record) => dayNumber(record.createdAt)));
-    await this.#database.db.transaction().execute(async (transaction) => {
-      await transaction.insertInto('usage_records').values(rows).execute();
-      await addToRollups(transaction, rows);
-    });
+    await this.#database.db.transaction().execute((transaction) => writePostgresBatch(transaction, rows));
   }
 
   async listForKey(keyId: string): Promise<UsageRecord[]> {
@@ -119,19 +115,4 @@ function toRow(record: UsageRecord): UsageRecordTable {
     urls_read: units.urlsRead ?? 0,
     created_at: record.createdAt,
   };
-}
-
-/** PostgreSQL: adds the batch's sums to the daily rollups, in the batch's transaction. */
-async function addToRollups(transaction: Transaction<DatabaseSchema>, rows: readonly UsageRecordTable[]): Promise<void> {
-  await transaction
-    .insertInto('usage_daily')
-    .values(rollupSums(rows))
-    .onConflict((conflict) =>
-      conflict.columns(['day', 'key_id', 'model', 'endpoint']).doUpdateSet(
-        Object.fromEntries(
-          (['calls', ...summedColumns] as const).map((column) => [column, sql<number>`${sql.ref(`usage_daily.${column}`)} + ${sql.ref(`excluded.${column}`)}`]),
-        ),
-      ),
-    )
-    .execute();
 }

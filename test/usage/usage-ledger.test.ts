@@ -102,6 +102,23 @@ for (const target of databaseTargets) {
       ]);
     });
 
+    it('keeps text as it was sent: quotes, commas, braces, backslashes, NULL-looking words and other scripts', async () => {
+      const odd = { keyId: 'key-odd', model: 'my "model", {v2}', endpoint: 'chat.completions', requestId: 'NULL\\ 请求,"x"}' };
+      await ledger.insertMany([record({ ...odd, promptTokens: 7, createdAt: now }), record({ ...odd, promptTokens: 3, createdAt: now })]);
+      const stored = await ledger.listForKey('key-odd');
+      assert.deepEqual(
+        stored.map((row) => [row.model, row.requestId, row.promptTokens]),
+        [
+          [odd.model, odd.requestId, 7],
+          [odd.model, odd.requestId, 3],
+        ],
+      );
+      const rollup = (await dailyRows(database)).find((row) => row.key_id === 'key-odd');
+      assert.equal(rollup?.model, odd.model);
+      assert.equal(Number(rollup?.calls), 2);
+      assert.equal(Number(rollup?.prompt_tokens), 10);
+    });
+
     it('writes a batch whole or not at all, apart from any other transaction of the process', async () => {
       const fresh = await freshDatabase();
       const writer = new UsageRepository(fresh);

@@ -1,0 +1,61 @@
+import { sql, type Transaction } from 'kysely';
+import type { DatabaseSchema, UsageDailyTable, UsageRecordTable } from '../database-schema.ts';
+import { rollupSums, summedColumns } from './usage-rollup.ts';
+
+/** The PostgreSQL type of each summed column's array (their columns' types, migration 0009). */
+const summedTypes: Readonly<Record<(typeof summedColumns)[number], string>> = {
+  prompt_tokens: 'bigint',
+  completion_tokens: 'bigint',
+  cached_tokens: 'bigint',
+  pages: 'bigint',
+  audio_seconds: 'float8',
+  images: 'bigint',
+  videos: 'bigint',
+  searches: 'bigint',
+  urls_read: 'bigint',
+};
+
+const recordColumns: readonly [keyof UsageRecordTable, string][] = [
+  ['id', 'text'],
+  ['key_id', 'text'],
+  ['model', 'text'],
+  ['endpoint', 'text'],
+  ['request_id', 'text'],
+  ['day', 'text'],
+  ...summedColumns.map((column): [keyof UsageRecordTable, string] => [column, summedTypes[column]]),
+  ['created_at', 'bigint'],
+];
+const dailyColumns: readonly [keyof UsageDailyTable, string][] = [
+  ['day', 'text'],
+  ['key_id', 'text'],
+  ['model', 'text'],
+  ['endpoint', 'text'],
+  ['calls', 'bigint'],
+  ...summedColumns.map((column): [keyof UsageDailyTable, string] => [column, summedTypes[column]]),
+];
+
+/**
+ * PostgreSQL: a ledger batch and its sums for the daily rollups, in the caller's transaction, as
+ * two statements of the same text every time: each column travels as one array parameter that
+ * `unnest` turns back into rows. Built by Kysely as a multi-row VALUES list, a 500-row batch was
+ * 8500 parameters and a query tree built and compiled anew, the largest single cost of a fleet
+ * node's request path (BENCHMARKS.md "bench:fleet").
+ */
+export async function writePostgresBatch(transaction: Transaction<DatabaseSchema>, rows: readonly UsageRecordTable[]): Promise<void> {
+  await insertColumns(transaction, 'usage_records', recordColumns, rows, '');
+  const sums = rollupSums(rows);
+  const added = sql.raw(['calls', ...summedColumns].map((column) => `${column} = usage_daily.${column} + excluded.${column}`).join(', '));
+  await insertColumns(transaction, 'usage_daily', dailyColumns, sums, sql`ON CONFLICT (day, key_id, model, endpoint) DO UPDATE SET ${added}`);
+}
+
+async function insertColumns<Row>(
+  transaction: Transaction<DatabaseSchema>,
+  table: string,
+  columns: readonly [keyof Row, string][],
+  rows: readonly Row[],
+  suffix: ReturnType<typeof sql> | '',
+): Promise<void> {
+  const names = sql.raw(columns.map(([column]) => String(column)).join(', '));
+  const arrays = sql.join(columns.map(([column, type]) => sql`${rows.map((row) => row[column])}::${sql.raw(type)}[]`));
+  await sql`INSERT INTO ${sql.table(table)} (${names}) SELECT * FROM unnest(${arrays}) ${suffix === '' ? sql`` : suffix}`.execute(transaction);
+}
