@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DatabaseSchema, UsageDailyTable, UsageRecordTable } from '../database-schema.ts';
 import { rollupSums, summedColumns } from './usage-rollup.ts';
 
@@ -42,20 +42,20 @@ const dailyColumns: readonly [keyof UsageDailyTable, string][] = [
  * node's request path (BENCHMARKS.md "bench:fleet").
  */
 export async function writePostgresBatch(transaction: Transaction<DatabaseSchema>, rows: readonly UsageRecordTable[]): Promise<void> {
-  await insertColumns(transaction, 'usage_records', recordColumns, rows, '');
-  const sums = rollupSums(rows);
+  await insertColumns(transaction, 'usage_records', recordColumns, rows);
   const added = sql.raw(['calls', ...summedColumns].map((column) => `${column} = usage_daily.${column} + excluded.${column}`).join(', '));
-  await insertColumns(transaction, 'usage_daily', dailyColumns, sums, sql`ON CONFLICT (day, key_id, model, endpoint) DO UPDATE SET ${added}`);
+  await insertColumns(transaction, 'usage_daily', dailyColumns, rollupSums(rows), sql`ON CONFLICT (day, key_id, model, endpoint) DO UPDATE SET ${added}`);
 }
 
+/** INSERT INTO table (columns) SELECT * FROM unnest(one typed array per column), then `tail`. */
 async function insertColumns<Row>(
   transaction: Transaction<DatabaseSchema>,
   table: string,
   columns: readonly [keyof Row, string][],
   rows: readonly Row[],
-  suffix: ReturnType<typeof sql> | '',
+  tail: RawBuilder<unknown> = sql``,
 ): Promise<void> {
   const names = sql.raw(columns.map(([column]) => String(column)).join(', '));
   const arrays = sql.join(columns.map(([column, type]) => sql`${rows.map((row) => row[column])}::${sql.raw(type)}[]`));
-  await sql`INSERT INTO ${sql.table(table)} (${names}) SELECT * FROM unnest(${arrays}) ${suffix === '' ? sql`` : suffix}`.execute(transaction);
+  await sql`INSERT INTO ${sql.table(table)} (${names}) SELECT * FROM unnest(${arrays}) ${tail}`.execute(transaction);
 }
