@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors/api-error.ts';
+import { identify } from './request-hooks.ts';
 import { violationToApiError } from './validation-error.ts';
 
 /** Sends an ApiError in the platform's body, with `x-should-retry: false` when retrying cannot help. */
@@ -19,8 +20,7 @@ export function handleError(error: FastifyError | ApiError | Error, request: Fas
  * parameter over its length): the platform's error body and a request id, like every answer.
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  request.requestId = request.id;
-  reply.header('x-request-id', request.id);
+  identify(request, reply, request.id);
   handleError(error, request, reply);
 }
 

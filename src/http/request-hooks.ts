@@ -57,7 +57,7 @@ export function adoptRequestId(request: FastifyRequest, reply: FastifyReply, cli
 }
 
 /** Every response says which request it answers: the header is set before anything can answer. */
-function identify(request: FastifyRequest, reply: FastifyReply, id: string): void {
+export function identify(request: FastifyRequest, reply: FastifyReply, id: string): void {
   request.requestId = id;
   reply.header('x-request-id', id);
 }

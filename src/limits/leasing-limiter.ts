@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LimitCheck, Limiter, LimitVerdict, SlotHold } from '../core/limits/limiter.ts';
-import { SlotLease, TokenLease, UnitLease, isLeased, largestLease, tokenLeaseSize, unitLeaseSize } from './limit-leases.ts';
+import { SlotLease, TokenLease, UnitLease, isLeased, largestLease, tokenLeaseSize, unitLeaseSize, type Refillable } from './limit-leases.ts';
 import type { LeaseAnswer } from './redis-limit-batch.ts';
 import type { RedisLimiter } from './redis-limiter.ts';
 
@@ -83,22 +83,13 @@ export class LeasingLimiter implements Limiter {
     // Everything from this node's leases: admitted at once, no promise.
     if (!rateRemote && !tokensRemote && !callsRemote && !slotRemote) return admitted;
 
-    const wantRate =
-      rateRemote && rate !== undefined && rateLease !== undefined && !waited && rateLease.refill === undefined
-        ? rateLease.nextSize(now, unitLeaseSize(rate.limit), largestLease(rate.limit))
-        : 0;
-    const wantTokens =
-      tokensRemote && tokens !== undefined && tokenLease !== undefined && !waited && tokenLease.refill === undefined
-        ? tokenLease.nextSize(now, tokenLeaseSize(tokens.limit, tokenLease.tokensPerCall), largestLease(tokens.limit))
-        : 0;
-    const wantCalls =
-      callsRemote && calls !== undefined && callsLease !== undefined && !waited && callsLease.refill === undefined
-        ? callsLease.nextSize(now, unitLeaseSize(calls.limit), largestLease(calls.limit))
-        : 0;
-    const wantSlots =
-      slotRemote && slot !== undefined && slotLease !== undefined && !waited && slotLease.refill === undefined
-        ? slotLease.nextSize(now, unitLeaseSize(slot.limit), largestLease(slot.limit))
-        : 0;
+    // How much more to lease of each part that went remote (none after a wait, or while a refill is out).
+    const more = (lease: Refillable | undefined, limit: number, first: number) =>
+      lease !== undefined && !waited && lease.refill === undefined ? lease.nextSize(now, first, largestLease(limit)) : 0;
+    const wantRate = rateRemote && rate !== undefined ? more(rateLease, rate.limit, unitLeaseSize(rate.limit)) : 0;
+    const wantTokens = tokensRemote && tokens !== undefined && tokenLease !== undefined ? more(tokenLease, tokens.limit, tokenLeaseSize(tokens.limit, tokenLease.tokensPerCall)) : 0;
+    const wantCalls = callsRemote && calls !== undefined ? more(callsLease, calls.limit, unitLeaseSize(calls.limit)) : 0;
+    const wantSlots = slotRemote && slot !== undefined ? more(slotLease, slot.limit, unitLeaseSize(slot.limit)) : 0;
     const memberPrefix = wantSlots > 0 ? `${this.#memberPrefix}${(this.#leaseSequence += 1).toString(36)}:` : '';
     const remote: LimitCheck = {
       now,

@@ -41,7 +41,7 @@ const longLeaseMs = 1_000;
  * wait for it (a second request would take units from Redis that this node's own waiting calls
  * then miss), and then ask Redis for their own unit only if it brought none.
  */
-class Refillable {
+export class Refillable {
   refill: Promise<void> | undefined;
   #refilled: (() => void) | undefined;
   /** The units asked for by the last refill, and when it was sent. */
