@@ -36,10 +36,10 @@ export class InProcessLimiter implements Limiter {
     return { admitted: true };
   }
 
-  releaseSlot(counter: string, holder: string): void {
-    const holders = this.#slots.get(counter);
-    holders?.delete(holder);
-    if (holders?.size === 0) this.#slots.delete(counter);
+  releaseSlot(slot: SlotHold): void {
+    const holders = this.#slots.get(slot.counter);
+    holders?.delete(slot.holder);
+    if (holders?.size === 0) this.#slots.delete(slot.counter);
   }
 
   async renewSlots(slots: readonly SlotHold[], leaseUntil: number, now: number): Promise<void> {

@@ -37,8 +37,8 @@ export class LeasingLimiter implements Limiter {
   readonly #units = new Map<string, UnitLease>();
   readonly #tokens = new Map<string, TokenLease>();
   readonly #slots = new Map<string, SlotLease>();
-  /** Holders whose slot is a leased one: their release goes back to the lease, not to Redis. */
-  readonly #leasedHolders = new Map<string, SlotLease>();
+  /** Calls' slots that are leased ones (by the check's slot object): their release goes back to the lease, not to Redis. */
+  readonly #leasedSlots = new Map<SlotHold, SlotLease>();
   /** Leased slots are members this prefix, a lease number, a colon and a member number (LimitBatch). */
   readonly #memberPrefix = `${randomUUID()}:lease:`;
   #leaseSequence = 0;
@@ -56,7 +56,11 @@ export class LeasingLimiter implements Limiter {
     return this.#check(check, false);
   }
 
-  /** `waited`: this check waited for a refill already; what its leases lack now it asks of Redis, without leasing more. */
+  /**
+   * `waited`: this check waited for a refill already; what its leases lack now it asks of Redis,
+   * without leasing more. The lease-hit path (every call of a busy key but one per lease) makes
+   * no closure, so it costs no context object either; the rest is #checkRemote.
+   */
   #check(check: LimitCheck, waited: boolean): LimitVerdict | Promise<LimitVerdict> {
     const { now, rate, tokens, calls, slot } = check;
     const rateLease = rate === undefined ? undefined : this.#unitLease(rate.counter, rate.limit, rate.expiresAt, now);
@@ -69,7 +73,7 @@ export class LeasingLimiter implements Limiter {
         (tokenLease !== undefined && tokenLease.drawn >= tokenLease.granted ? tokenLease.refill : undefined) ??
         (callsLease?.free === 0 ? callsLease.refill : undefined) ??
         (slotLease?.free === 0 ? slotLease.refill : undefined);
-      if (refill !== undefined) return refill.then(() => this.#check(check, true));
+      if (refill !== undefined) return this.#checkAfterRefill(refill, check);
     }
     // Each part is taken from this node's lease when it can; the rest go to Redis in one step.
     // A rate unit is spent even if a later part refuses (as a refused call still counts as a
@@ -79,10 +83,20 @@ export class LeasingLimiter implements Limiter {
     const tokensRemote = tokens !== undefined && (tokenLease === undefined || tokenLease.drawn >= tokenLease.granted);
     const callsRemote = calls !== undefined && (callsLease === undefined || !callsLease.take());
     const slotRemote = slot !== undefined && (slotLease === undefined || !slotLease.take());
-    if (!slotRemote && slotLease !== undefined && slot !== undefined) this.#leasedHolders.set(slot.holder, slotLease);
+    if (!slotRemote && slotLease !== undefined && slot !== undefined) this.#leasedSlots.set(slot, slotLease);
     // Everything from this node's leases: admitted at once, no promise.
     if (!rateRemote && !tokensRemote && !callsRemote && !slotRemote) return admitted;
+    return this.#checkRemote(check, waited, { rateLease, tokenLease, callsLease, slotLease, rateRemote, tokensRemote, callsRemote, slotRemote });
+  }
 
+  #checkAfterRefill(refill: Promise<void>, check: LimitCheck): Promise<LimitVerdict> {
+    return refill.then(() => this.#check(check, true));
+  }
+
+  /** The parts of a check its leases did not cover, in one Redis step that also leases more of them. */
+  #checkRemote(check: LimitCheck, waited: boolean, parts: LeasedParts): Promise<LimitVerdict> {
+    const { now, rate, tokens, calls, slot } = check;
+    const { rateLease, tokenLease, callsLease, slotLease, rateRemote, tokensRemote, callsRemote, slotRemote } = parts;
     // How much more to lease of each part that went remote (none after a wait, or while a refill is out).
     const more = (lease: Refillable | undefined, limit: number, first: number) =>
       lease !== undefined && !waited && lease.refill === undefined ? lease.nextSize(now, first, largestLease(limit)) : 0;
@@ -113,7 +127,7 @@ export class LeasingLimiter implements Limiter {
       if (!callsRemote && callsLease !== undefined) callsLease.free += 1;
       if (!slotRemote && slotLease !== undefined && slot !== undefined) {
         slotLease.free += 1;
-        this.#leasedHolders.delete(slot.holder);
+        this.#leasedSlots.delete(slot);
       }
     };
     const settled = (answer: LeaseAnswer): LimitVerdict => {
@@ -122,7 +136,7 @@ export class LeasingLimiter implements Limiter {
       if (callsLease !== undefined) callsLease.free += answer.calls;
       if (wantSlots > 0 && slotLease !== undefined && slot !== undefined && answer.verdict.admitted) {
         slotLease.add(Array.from({ length: answer.slots + 1 }, (_unused, index) => `${memberPrefix}${index}`), 1, slot.leaseUntil);
-        this.#leasedHolders.set(slot.holder, slotLease);
+        this.#leasedSlots.set(slot, slotLease);
       }
       if (!answer.verdict.admitted) undo();
       // Waiting checks go on once the units are in the lease.
@@ -140,17 +154,17 @@ export class LeasingLimiter implements Limiter {
     return this.#redis.checkLeasing(remote, { rate: wantRate, tokens: wantTokens, calls: wantCalls, slots: wantSlots }).then(settled, failed);
   }
 
-  releaseSlot(counter: string, holder: string): void | Promise<void> {
-    const lease = this.#leasedHolders.get(holder);
-    if (lease === undefined) return this.#redis.releaseSlot(counter, holder);
-    this.#leasedHolders.delete(holder);
+  releaseSlot(slot: SlotHold): void | Promise<void> {
+    const lease = this.#leasedSlots.get(slot);
+    if (lease === undefined) return this.#redis.releaseSlot(slot);
+    this.#leasedSlots.delete(slot);
     lease.free += 1;
     return undefined;
   }
 
   async renewSlots(slots: readonly SlotHold[], leaseUntil: number, now: number): Promise<void> {
     // Calls on leased slots are renewed through their lease's members: every member of every lease.
-    const renewing: SlotHold[] = slots.filter((slot) => !this.#leasedHolders.has(slot.holder));
+    const renewing: SlotHold[] = slots.filter((slot) => !this.#leasedSlots.has(slot));
     const leases = [...this.#slots].filter(([, lease]) => lease.leaseUntil > now);
     for (const [counter, lease] of leases) for (const member of lease.members) renewing.push({ counter, holder: member });
     if (renewing.length === 0) return;
@@ -176,22 +190,22 @@ export class LeasingLimiter implements Limiter {
     for (const [counter, lease] of this.#units) if (lease.free > 0) returning.push(this.#redis.giveBack(counter, lease.free));
     for (const [counter, lease] of this.#tokens) if (lease.granted > lease.drawn) returning.push(this.#redis.giveBack(counter, lease.granted - lease.drawn));
     // Admission has released its calls' slots before this: every member goes back.
-    for (const [counter, lease] of this.#slots) for (const member of lease.members) returning.push(this.#redis.releaseSlot(counter, member));
+    for (const [counter, lease] of this.#slots) for (const member of lease.members) returning.push(this.#redis.releaseSlot({ counter, holder: member }));
     this.#units.clear();
     this.#tokens.clear();
     this.#slots.clear();
-    this.#leasedHolders.clear();
+    this.#leasedSlots.clear();
     const returned = Promise.allSettled(returning);
     await this.#redis.close();
     await returned;
   }
 
   #unitLease(counter: string, limit: number, expiresAt: number, now: number): UnitLease | undefined {
-    return windowLease(this.#units, counter, limit, now, () => new UnitLease(expiresAt));
+    return windowLease(this.#units, counter, limit, now, expiresAt, UnitLease);
   }
 
   #tokenLease(counter: string, limit: number, expiresAt: number, now: number): TokenLease | undefined {
-    return windowLease(this.#tokens, counter, limit, now, () => new TokenLease(expiresAt));
+    return windowLease(this.#tokens, counter, limit, now, expiresAt, TokenLease);
   }
 
   #slotLease(counter: string, now: number, leaseUntil: number): SlotLease {
@@ -200,7 +214,7 @@ export class LeasingLimiter implements Limiter {
       // Renewals failed (Redis away, or this process stalled): its free slots may be others' by
       // now. They go back; calls on the others keep them until they lapse; a new lease starts.
       const failed = (error: unknown) => this.#log('stale leased slots not given back (they lapse)', error);
-      for (const member of lease.members.splice(0, lease.free)) this.#redis.releaseSlot(counter, member).catch(failed);
+      for (const member of lease.members.splice(0, lease.free)) this.#redis.releaseSlot({ counter, holder: member }).catch(failed);
       lease = undefined;
     }
     if (lease === undefined) {
@@ -243,7 +257,7 @@ export class LeasingLimiter implements Limiter {
       if (lease.refill !== undefined) continue;
       for (let index = 0; index < lease.lowWater; index += 1) {
         const member = lease.members.pop();
-        if (member !== undefined) this.#redis.releaseSlot(counter, member).catch(failed);
+        if (member !== undefined) this.#redis.releaseSlot({ counter, holder: member }).catch(failed);
       }
       lease.free -= lease.lowWater;
       lease.lowWater = lease.free;
@@ -252,19 +266,35 @@ export class LeasingLimiter implements Limiter {
   }
 }
 
-/** The lease of a counter's window, made when there is none or the one held is of an ended window. */
+/** A check's leases (undefined: not leased) and which of its parts they did not cover. */
+interface LeasedParts {
+  readonly rateLease: UnitLease | undefined;
+  readonly tokenLease: TokenLease | undefined;
+  readonly callsLease: UnitLease | undefined;
+  readonly slotLease: SlotLease | undefined;
+  readonly rateRemote: boolean;
+  readonly tokensRemote: boolean;
+  readonly callsRemote: boolean;
+  readonly slotRemote: boolean;
+}
+
+/**
+ * The lease of a counter's window, made when there is none or the one held is of an ended window.
+ * (The lease class rather than a closure making one: this runs for every part of every check.)
+ */
 function windowLease<Lease extends { readonly expiresAt: number }>(
   leases: Map<string, Lease>,
   counter: string,
   limit: number,
   now: number,
-  make: () => Lease,
+  expiresAt: number,
+  LeaseOfWindow: new (expiresAt: number) => Lease,
 ): Lease | undefined {
   if (!isLeased(limit)) return undefined;
   let lease = leases.get(counter);
   // A lease of a window that ended is worth nothing (its counter expired with it).
   if (lease === undefined || lease.expiresAt <= now) {
-    lease = make();
+    lease = new LeaseOfWindow(expiresAt);
     leases.set(counter, lease);
   }
   return lease;

@@ -69,8 +69,8 @@ export class RedisLimiter implements Limiter {
     return this.#batch(counter).giveBack(counter, amount);
   }
 
-  releaseSlot(counter: string, holder: string): Promise<void> {
-    return this.#batch(counter).release(counter, holder);
+  releaseSlot(slot: SlotHold): Promise<void> {
+    return this.#batch(slot.counter).release(slot.counter, slot.holder);
   }
 
   async renewSlots(slots: readonly SlotHold[], leaseUntil: number, now: number): Promise<void> {

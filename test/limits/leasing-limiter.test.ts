@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import { Admission } from '../../src/core/limits/admission.ts';
+import type { CreditAccounts } from '../../src/core/limits/credit-accounts.ts';
 import type { LimitCheck, LimitVerdict } from '../../src/core/limits/limiter.ts';
 import { LeasingLimiter } from '../../src/limits/leasing-limiter.ts';
 import { unitLeaseSize } from '../../src/limits/limit-leases.ts';
@@ -113,17 +115,27 @@ describe('leases of large limits: two nodes on one Redis', { skip: isRedisInstal
     const now = Date.now();
     const counter = name('slot');
     const limit = 1_000;
-    const check = (index: number) => ({ now, slot: { counter, limit, holder: `h${index}`, leaseUntil: now + 60_000 } });
+    // A call's slot is released as the object its check named (the lease keeps it by that object).
+    const slots = new Map<number, NonNullable<LimitCheck['slot']>>();
+    const slotOf = (index: number) => {
+      let slot = slots.get(index);
+      if (slot === undefined) {
+        slot = { counter, limit, holder: `h${index}`, leaseUntil: now + 60_000 };
+        slots.set(index, slot);
+      }
+      return slot;
+    };
+    const check = (index: number) => ({ now, slot: slotOf(index) });
     const admitted = await exhaust([first, second], 50, check);
     assert.ok(total(admitted) <= limit && total(admitted) >= limit - unitLeaseSize(limit), `admitted ${total(admitted)} of ${limit}`);
     assert.ok((await reader.zcard(counter)) <= limit);
     // Calls that end give their slot back to their node's lease, where the next call finds it.
     const [firsts = [], seconds = []] = admitted;
-    for (const index of firsts.slice(0, 30)) await first.releaseSlot(counter, `h${index}`);
+    for (const index of firsts.slice(0, 30)) await first.releaseSlot(slotOf(index));
     const again = await Promise.all(Array.from({ length: 40 }, (_unused, index) => first.check(check(10_000 + index))));
     assert.equal(again.filter((verdict) => verdict.admitted).length, 30);
-    for (const index of [...firsts.slice(30), ...Array.from({ length: 40 }, (_unused, index) => 10_000 + index)]) await first.releaseSlot(counter, `h${index}`);
-    for (const index of seconds) await second.releaseSlot(counter, `h${index}`);
+    for (const index of [...firsts.slice(30), ...Array.from({ length: 40 }, (_unused, index) => 10_000 + index)]) await first.releaseSlot(slotOf(index));
+    for (const index of seconds) await second.releaseSlot(slotOf(index));
     await first.close();
     await second.close();
     assert.equal(await reader.zcard(counter), 0, 'closed nodes hold no slots');
@@ -230,7 +242,31 @@ describe('leases of large limits: two nodes on one Redis', { skip: isRedisInstal
     await third.close();
     assert.equal(await count(fresh.counter), 105);
   });
+
+  it("admission's calls on a leased slot limit: each ended call's slot goes back to its node's lease", async () => {
+    const limiter = node();
+    const policy = { concurrency: { perModel: 1_000 } };
+    const admission = new Admission({ limiter, credits: noCredits, policyOf: () => Promise.resolve(policy), tokensSince: () => Promise.resolve(0) });
+    const key = { id: `leased-slots-${process.pid}`, policy };
+    const calls = 3_000;
+    for (let call = 0; call < calls; call += 1) {
+      const ticket = await admission.admitCall(key, 'glm-4.7', 'none', false);
+      assert.ok(ticket !== undefined, `call ${call} admitted`);
+      ticket.finish(true);
+    }
+    // Three times the limit, one at a time: only a lease's worth of slots was ever taken from Redis.
+    const taken = await reader.zcard(`{${key.id}}:slot:glm-4.7`);
+    assert.ok(taken <= unitLeaseSize(1_000) + 1, `the node keeps reusing its leased slots (${taken} taken from Redis)`);
+    await admission.close();
+  });
 });
+
+const noCredits: CreditAccounts = {
+  balance: () => undefined,
+  charge: () => undefined,
+  hold: () => Promise.resolve(undefined),
+  reconcile: () => Promise.resolve({ settled: 0, released: 0 }),
+};
 
 async function commandCalls(reader: Redis): Promise<number> {
   const stats = await reader.info('commandstats');

@@ -84,7 +84,7 @@ for (const implementation of implementations) {
       // The slot refuses the second call: that call must not use up the quota.
       assert.deepEqual(await pair.first.check({ now, calls, slot: { ...slot, holder: 'a' } }), { admitted: true });
       assert.deepEqual(await pair.second.check({ now, calls, slot: { ...slot, holder: 'b' } }), { admitted: false, refusedBy: 'slot' });
-      await pair.first.releaseSlot(slot.counter, 'a');
+      await pair.first.releaseSlot({ counter: slot.counter, holder: 'a' });
       const results = [];
       for (let call = 0; call < 4; call += 1) results.push(await pair.second.check({ now, calls }));
       assert.deepEqual(results, [{ admitted: true }, { admitted: true }, { admitted: false, refusedBy: 'calls' }, { admitted: false, refusedBy: 'calls' }]);
@@ -110,8 +110,8 @@ for (const implementation of implementations) {
       );
       const holders = verdicts.flatMap((verdict, index) => (verdict.admitted ? [`h${index}`] : []));
       assert.equal(holders.length, 2);
-      await pair.second.releaseSlot(counter, holders[0] ?? '');
-      await pair.second.releaseSlot(counter, holders[0] ?? '');
+      await pair.second.releaseSlot({ counter, holder: holders[0] ?? '' });
+      await pair.second.releaseSlot({ counter, holder: holders[0] ?? '' });
       assert.deepEqual(await pair.first.check({ now, slot: { counter, limit: 2, holder: 'late', leaseUntil: now + 60_000 } }), { admitted: true });
       assert.deepEqual(await pair.first.check({ now, slot: { counter, limit: 2, holder: 'later', leaseUntil: now + 60_000 } }), {
         admitted: false,
@@ -126,7 +126,7 @@ for (const implementation of implementations) {
       const calls = { counter: name('calls'), limit: 1, expiresAt: now + 60_000 };
       assert.deepEqual(await pair.first.check({ now, slot: { ...slot, holder: 'a' } }), { admitted: true });
       const steps = Promise.all([
-        pair.first.releaseSlot(slot.counter, 'a'),
+        pair.first.releaseSlot({ counter: slot.counter, holder: 'a' }),
         pair.first.check({ now, slot: { ...slot, holder: 'b' } }),
         pair.first.check({ now, calls }),
         pair.first.check({ now, slot: { ...slot, holder: 'c' } }),

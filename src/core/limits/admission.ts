@@ -4,10 +4,8 @@ import { creditExhausted, modelNotAllowed, quotaExhausted, rateLimited, tooManyC
 import type { CreditAccounts, CreditHold } from './credit-accounts.ts';
 import { KeyCounters } from './key-counters.ts';
 import { concurrencyLimit, limitsModelCalls, priceOf, type KeyPolicy } from './key-policy.ts';
-import type { LimitCheck, Limiter, LimitVerdict, SlotHold } from './limiter.ts';
+import type { LimitCheck, Limiter, LimitRefusal, LimitVerdict, SlotHold } from './limiter.ts';
 import { minuteWindow, quotaWindow } from './quota-window.ts';
-
-const passed: LimitVerdict = { admitted: true };
 
 /** The authenticated key as admission needs it. */
 export interface AdmittedKey {
@@ -71,7 +69,8 @@ export class Admission {
   /** Slot holders are this prefix and a sequence number: unique across nodes, cheaper than a UUID per call. */
   readonly #holderPrefix = `${randomUUID()}:`;
   #holderSequence = 0;
-  readonly #liveSlots = new Map<string, SlotHold>();
+  /** Slots of calls under way (by object: a fresh holder string per call would be hashed twice). */
+  readonly #liveSlots = new Set<SlotHold>();
   readonly #renewTimer: NodeJS.Timeout;
 
   constructor(options: AdmissionOptions) {
@@ -126,6 +125,10 @@ export class Admission {
       this.#applyUsage(record, cached);
       return;
     }
+    this.#applyUsageOnceKnown(record);
+  }
+
+  #applyUsageOnceKnown(record: UsageRecord): void {
     this.#policyOf(record.keyId).then(
       (policy) => this.#applyUsage(record, this.#remember({ id: record.keyId, policy }, this.#now())),
       (error: unknown) => this.#log(`usage of key ${record.keyId} not counted against its limits`, error),
@@ -156,89 +159,98 @@ export class Admission {
 
   async close(): Promise<void> {
     clearInterval(this.#renewTimer);
-    const slots = [...this.#liveSlots.values()];
+    const slots = [...this.#liveSlots];
     this.#liveSlots.clear();
-    await Promise.allSettled(slots.map((slot) => this.#limiter.releaseSlot(slot.counter, slot.holder)));
+    await Promise.allSettled(slots.map((slot) => this.#limiter.releaseSlot(slot)));
   }
 
   async #checkRate(seen: SeenKey, limit: number, now: number): Promise<void> {
-    const window = minuteWindow(now);
-    const verdict = await this.#limiter.check({ now, rate: { counter: seen.counters.of('rate', window), limit, expiresAt: window.resetsAt } });
-    if (!verdict.admitted) throw rateLimited(limit, window.resetsAt, now);
+    const rate = seen.counters.part('rate', minuteWindow(now), limit);
+    const verdict = await this.#limiter.check({ now, rate, tokens: undefined, calls: undefined, slot: undefined });
+    if (!verdict.admitted) throw rateLimited(limit, rate.expiresAt, now);
   }
 
-  /**
-   * Synchronous while nothing has to wait (a balance read within its second, a window already
-   * seeded, a limiter that answers at once: in process, or a lease): a call of a limited key then
-   * costs no promise. Refusals are thrown (synchronously or as a rejection).
-   */
+  // The steps below run on every call of a limited key. Each is synchronous while nothing has to
+  // wait (a balance read within its second, a window already seeded, a limiter that answers at
+  // once: in process, or a lease), so such a call costs no promise; refusals are thrown (at once
+  // or as a rejection). Where a step must wait, a method of its own makes the closure: a closure
+  // in the step itself would give every call of it a context object (BENCHMARKS.md "bench:fleet").
+
   #admitCall(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
     if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
     if (policy.credit === undefined) return this.#checkLimits(seen, keyId, policy, model, charge, rateLimit);
     const balance = this.#credits.balance(keyId);
-    const afterBalance = (value: number | undefined): AdmissionTicket | Promise<AdmissionTicket> => {
-      if ((value ?? 0) <= 0) throw creditExhausted(value ?? 0);
-      return this.#checkLimits(seen, keyId, policy, model, charge, rateLimit);
-    };
-    return balance instanceof Promise ? balance.then(afterBalance) : afterBalance(balance);
+    if (balance instanceof Promise) return this.#afterBalanceRead(balance, seen, keyId, policy, model, charge, rateLimit);
+    return this.#checkFunded(balance, seen, keyId, policy, model, charge, rateLimit);
   }
 
-  /** The quotas, the rate and the slot of an admitted model: one limiter step. */
+  #afterBalanceRead(balance: Promise<number | undefined>, seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): Promise<AdmissionTicket> {
+    return balance.then((value) => this.#checkFunded(value, seen, keyId, policy, model, charge, rateLimit));
+  }
+
+  #checkFunded(balance: number | undefined, seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
+    if ((balance ?? 0) <= 0) throw creditExhausted(balance ?? 0);
+    return this.#checkLimits(seen, keyId, policy, model, charge, rateLimit);
+  }
+
+  /** The quotas, the rate and the slot of an admitted model: one limiter step (after seeding a token window first seen). */
   #checkLimits(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
-    const now = this.#now();
     const quota = policy.quota;
     if (quota?.tokens !== undefined) {
-      const window = quotaWindow(quota.period, now);
+      const window = quotaWindow(quota.period, this.#now());
       const seeding = this.#seedTokens(keyId, seen.counters.of('tokens', window), window);
-      if (seeding !== true) return seeding.then(() => this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit, this.#now()));
+      if (seeding !== true) return this.#afterSeeding(seeding, seen, keyId, policy, model, charge, rateLimit);
     }
-    return this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit, now);
+    return this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit);
   }
 
-  #checkSeeded(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined, now: number): AdmissionTicket | Promise<AdmissionTicket> {
-    const minute = rateLimit === undefined ? undefined : minuteWindow(now);
-    const rate = minute === undefined || rateLimit === undefined ? undefined : { counter: seen.counters.of('rate', minute), limit: rateLimit, expiresAt: minute.resetsAt };
+  #afterSeeding(seeding: Promise<void>, seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): Promise<AdmissionTicket> {
+    return seeding.then(() => this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit));
+  }
+
+  #checkSeeded(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
+    const now = this.#now();
+    const counters = seen.counters;
     const quota = policy.quota;
     const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
-    let tokens: LimitCheck['tokens'];
-    let calls: LimitCheck['calls'];
-    if (quota !== undefined && window !== undefined) {
-      if (quota.tokens !== undefined) tokens = { counter: seen.counters.of('tokens', window), limit: quota.tokens, expiresAt: window.resetsAt };
-      if (quota.calls !== undefined) calls = { counter: seen.counters.of('calls', window), limit: quota.calls, expiresAt: window.resetsAt };
-    }
+    const rate = rateLimit === undefined ? undefined : counters.part('rate', minuteWindow(now), rateLimit);
+    const tokens = quota?.tokens === undefined || window === undefined ? undefined : counters.part('tokens', window, quota.tokens);
+    const calls = quota?.calls === undefined || window === undefined ? undefined : counters.part('calls', window, quota.calls);
     const slotLimit = concurrencyLimit(policy, model);
     const slot =
       slotLimit === undefined
         ? undefined
-        : { counter: seen.counters.slot(model), holder: this.#holderPrefix + (this.#holderSequence += 1).toString(36), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs };
-    const admitted = (verdict: LimitVerdict): AdmissionTicket => {
-      if (!verdict.admitted) {
-        const refusedBy = verdict.refusedBy;
-        if (refusedBy === 'rate' && rate !== undefined) throw rateLimited(rate.limit, rate.expiresAt, now);
-        if (refusedBy === 'slot') throw tooManyConcurrent(model, slotLimit ?? 0);
-        if ((refusedBy === 'tokens' || refusedBy === 'calls') && quota !== undefined && window !== undefined) throw quotaExhausted(quota, refusedBy, window.resetsAt);
-        throw new Error(`limiter refused on '${refusedBy}', which this call did not ask about`);
-      }
-      if (slot !== undefined) this.#liveSlots.set(slot.holder, slot);
-      return new CallTicket(this.#endCall, keyId, policy, model, charge, slot);
-    };
-    if (rate === undefined && tokens === undefined && calls === undefined && slot === undefined) return admitted(passed);
+        : { counter: counters.slot(model), holder: this.#holderPrefix + (this.#holderSequence += 1).toString(36), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs };
+    if (rate === undefined && tokens === undefined && calls === undefined && slot === undefined) return new CallTicket(this.#endCall, keyId, policy, model, charge, undefined);
     // Every part named, present or not: one object shape for every check keeps the limiter's code fast.
-    const verdict = this.#limiter.check({ now, rate, tokens, calls, slot });
-    return verdict instanceof Promise ? verdict.then(admitted) : admitted(verdict);
+    const check: LimitCheck = { now, rate, tokens, calls, slot };
+    const verdict = this.#limiter.check(check);
+    if (verdict instanceof Promise) return this.#ticketOnceDecided(verdict, check, keyId, policy, model, charge);
+    return this.#ticketFor(verdict, check, keyId, policy, model, charge);
+  }
+
+  #ticketOnceDecided(verdict: Promise<LimitVerdict>, check: LimitCheck, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge): Promise<AdmissionTicket> {
+    return verdict.then((decided) => this.#ticketFor(decided, check, keyId, policy, model, charge));
+  }
+
+  #ticketFor(verdict: LimitVerdict, check: LimitCheck, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge): AdmissionTicket {
+    if (!verdict.admitted) throw refusal(verdict.refusedBy, check, policy, model);
+    const slot = check.slot;
+    if (slot !== undefined) this.#liveSlots.add(slot);
+    return new CallTicket(this.#endCall, keyId, policy, model, charge, slot);
   }
 
   /** The end of an admitted call (its ticket's finish, once): frees its slot and charges what it costs. */
   readonly #endCall = (ticket: CallTicket, succeeded: boolean): void => {
     const { keyId, policy, model, charge, slot } = ticket;
     if (slot !== undefined) {
-      this.#liveSlots.delete(slot.holder);
-      ifFails(this.#limiter.releaseSlot(slot.counter, slot.holder), (error) => this.#log(`slot of key ${keyId} not freed (it lapses)`, error));
+      this.#liveSlots.delete(slot);
+      this.#ifFails(this.#limiter.releaseSlot(slot), keyId, 'slot not freed (it lapses)');
     }
     const price = priceOf(policy, model);
     if (!succeeded || price === undefined || charge === 'none') return;
     const amount = Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
-    if (amount > 0) ifFails(this.#credits.charge(keyId, amount), (error) => this.#log(`call of key ${keyId} not charged`, error));
+    if (amount > 0) this.#ifFails(this.#credits.charge(keyId, amount), keyId, 'call not charged');
   };
 
   #applyUsage(record: UsageRecord, seen: SeenKey): void {
@@ -249,18 +261,26 @@ export class Admission {
       const window = quotaWindow(quota.period, record.createdAt);
       const counter = seen.counters.of('tokens', window);
       // Seeded windows are added to at once, so the next admission (on any node) already sees the tokens.
-      // (No named closure for the add: one per usage record, on every call's path.)
       const seeding = this.#seeded.get(counter);
       const adding =
         seeding === undefined || seeding === true
           ? this.#limiter.add(counter, tokens, window.resetsAt)
-          : seeding.then(() => this.#limiter.add(counter, tokens, window.resetsAt));
-      ifFails(adding, (error) => this.#log(`tokens of key ${record.keyId} not counted against its quota`, error));
+          : this.#addOnceSeeded(seeding, counter, tokens, window.resetsAt);
+      this.#ifFails(adding, record.keyId, 'tokens not counted against the quota');
     }
     const price = priceOf(policy, record.model);
     if (price === undefined) return;
     const amount = Math.ceil(record.promptTokens * (price.perPromptToken ?? 0) + record.completionTokens * (price.perCompletionToken ?? 0));
-    if (amount > 0) ifFails(this.#credits.charge(record.keyId, amount), (error) => this.#log(`tokens of key ${record.keyId} not charged`, error));
+    if (amount > 0) this.#ifFails(this.#credits.charge(record.keyId, amount), record.keyId, 'tokens not charged');
+  }
+
+  #addOnceSeeded(seeding: Promise<void>, counter: string, tokens: number, expiresAt: number): Promise<void> {
+    return seeding.then(() => this.#limiter.add(counter, tokens, expiresAt));
+  }
+
+  /** Logs the failure of a step that had to wait (one that finished at once has nothing to report). */
+  #ifFails(result: void | Promise<void>, keyId: string, failure: string): void {
+    if (result instanceof Promise) result.catch((error: unknown) => this.#log(`key ${keyId}: ${failure}`, error));
   }
 
   /**
@@ -311,16 +331,21 @@ export class Admission {
     if (this.#liveSlots.size === 0) return;
     const now = this.#now();
     try {
-      await this.#limiter.renewSlots([...this.#liveSlots.values()], now + this.#slotLeaseMs, now);
+      await this.#limiter.renewSlots([...this.#liveSlots], now + this.#slotLeaseMs, now);
     } catch (error) {
       this.#log('concurrency slots not renewed', error);
     }
   }
 }
 
-/** Reports the failure of a step that may have finished at once (then there is nothing to wait for). */
-function ifFails(result: void | Promise<void>, report: (error: unknown) => void): void {
-  if (result instanceof Promise) result.catch(report);
+/** The error of a call the limiter refused, from the part that refused it. */
+function refusal(refusedBy: LimitRefusal, check: LimitCheck, policy: KeyPolicy, model: string): Error {
+  const { now, rate, tokens, calls, slot } = check;
+  if (refusedBy === 'rate' && rate !== undefined) return rateLimited(rate.limit, rate.expiresAt, now);
+  if (refusedBy === 'slot' && slot !== undefined) return tooManyConcurrent(model, slot.limit);
+  const window = refusedBy === 'tokens' ? tokens : refusedBy === 'calls' ? calls : undefined;
+  if (window !== undefined && policy.quota !== undefined) return quotaExhausted(policy.quota, refusedBy as 'tokens' | 'calls', window.expiresAt);
+  return new Error(`limiter refused on '${refusedBy}', which this call did not ask about`);
 }
 
 /** An admitted call's ticket, a plain object rather than closures per call; finishes once. */

@@ -13,8 +13,11 @@ export interface Limiter {
    * concurrency slot are checked, and only when all pass are the call counted and the slot taken.
    */
   check(check: LimitCheck): LimitVerdict | Promise<LimitVerdict>;
-  /** Frees a slot taken by `check`; freeing twice, or a lapsed slot, is harmless. */
-  releaseSlot(counter: string, holder: string): void | Promise<void>;
+  /**
+   * Frees a slot taken by `check`, given as the same object the check named (a limiter may keep
+   * what it knows of a slot by that object); freeing twice, or a lapsed slot, is harmless.
+   */
+  releaseSlot(slot: SlotHold): void | Promise<void>;
   /** Extends live slots to `leaseUntil`; a slot that already lapsed stays free (it may be another's now). */
   renewSlots(slots: readonly SlotHold[], leaseUntil: number, now: number): Promise<void>;
   /** Adds to a counter (tokens used), which expires at `expiresAt`. */
@@ -41,4 +44,7 @@ export interface LimitCheck {
   readonly slot?: { readonly counter: string; readonly limit: number; readonly holder: string; readonly leaseUntil: number } | undefined;
 }
 
-export type LimitVerdict = { readonly admitted: true } | { readonly admitted: false; readonly refusedBy: 'rate' | 'tokens' | 'calls' | 'slot' };
+/** The part of a check that refused it. */
+export type LimitRefusal = 'rate' | 'tokens' | 'calls' | 'slot';
+
+export type LimitVerdict = { readonly admitted: true } | { readonly admitted: false; readonly refusedBy: LimitRefusal };
