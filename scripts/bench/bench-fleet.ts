@@ -22,9 +22,11 @@ import { percentile, post, runLoad, type LoadResult, type Target } from './load.
 
 // As bench:chat: long enough runs, each level after a warm-up at its concurrency, so that a run is
 // not decided by the moments when V8 recompiles a server's code for new connections or a new load
-// pattern (BENCHMARKS.md "bench:chat" and "bench:fleet").
+// pattern (BENCHMARKS.md "bench:chat" and "bench:fleet"). Two nodes behind the proxy get half the
+// warm-up each: after 2000 per key their CPU per request still fell round after round (by a third
+// over the next 50000 requests); after 10000 it was level from the first round.
 const requestsPerRun = Number(process.env['BENCH_REQUESTS'] ?? '5000');
-const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '2000');
+const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '10000');
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? '5');
 const streamsPerKey = Number(process.env['BENCH_STREAMS'] ?? '200');
 const postgresAdminUrl = (process.env['TEST_DATABASE_URL'] ?? '') || (process.env['DATABASE_URL'] ?? '') || undefined;
@@ -163,7 +165,7 @@ async function streamTtfb(chat: Target, body: string): Promise<number> {
 
 interface Outcome {
   readonly setup: Setup;
-  readonly rows: { readonly concurrency: number; readonly off: Measured; readonly on: Measured }[];
+  readonly rows: { readonly concurrency: number; readonly off: Measured; readonly on: Measured; readonly ratios: readonly number[] }[];
   readonly ttfb: { readonly off: number; readonly on: number };
 }
 
@@ -185,7 +187,8 @@ async function measure(setup: Setup): Promise<Outcome> {
         results[side].push(await measureRun(setup, side === 'off' ? off : on, body, concurrency));
       }
     }
-    rows.push({ concurrency, off: median(results.off), on: median(results.on) });
+    const ratios = results.on.map((result, round) => result.requestsPerSecond / (results.off[round]?.requestsPerSecond ?? Number.NaN));
+    rows.push({ concurrency, off: median(results.off), on: median(results.on), ratios });
   }
   const ttfb = { off: await streamTtfb(off, streamBody), on: await streamTtfb(on, streamBody) };
 
@@ -274,6 +277,10 @@ function report(outcomes: readonly Outcome[]): void {
       if (row.on.redisCallsPerRequest !== undefined) groups.push(`Redis script calls/req ${(row.off.redisCallsPerRequest ?? 0).toFixed(3)} -> ${row.on.redisCallsPerRequest.toFixed(3)}`);
       console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} | ${groups.join(', ')}`);
     }
+  }
+  console.log('\non/off req/s of each round (a round: one run of each key, one after the other):');
+  for (const outcome of outcomes) {
+    for (const row of outcome.rows) console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} | ${row.ratios.map((ratio) => ratio.toFixed(2)).join(' ')}`);
   }
   console.log(`\nStreamed (${streamChunks} chunks), ${streamsPerKey} sequential streams per key: TTFB p50 ms`);
   for (const outcome of outcomes) console.log(`${outcome.setup.name.padEnd(46)} | off ${outcome.ttfb.off.toFixed(2)} | on ${outcome.ttfb.on.toFixed(2)}`);

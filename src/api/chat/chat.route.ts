@@ -68,8 +68,13 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         return reply;
       }
       const result = await chat.generate(chatRequest);
-      recordUsage(result.usage);
-      return toChatCompletion(header, result);
+      try {
+        // The answer is written first: the client does not wait for the bookkeeping (ledger, quotas, metrics).
+        reply.send(toChatCompletion(header, result));
+      } finally {
+        recordUsage(result.usage);
+      }
+      return reply;
     },
   );
 }
