@@ -14,6 +14,7 @@ import { installResponseEnd } from './response-end.ts';
 import { generateRequestId } from './request-id.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
+import { watchShutdown } from './shutdown.ts';
 
 /** Default JSON body limit; endpoints that take base64 media raise their own. */
 const defaultBodyLimit = 8 * 1024 * 1024;
@@ -28,6 +29,8 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     genReqId: () => generateRequestId(),
     childLoggerFactory: lazyRequestLogger,
     frameworkErrors: handleFrameworkError,
+    // Requests that arrive while the server closes are answered in the platform's body (shutdown.ts).
+    return503OnClosing: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: defaultBodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
@@ -47,7 +50,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   // First of the onRequest hooks, so requests that authentication or limits refuse are counted too.
   installResponseEnd(app);
   installRequestMetrics(app, deps.metrics);
-  app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator));
+  app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator, watchShutdown(app)));
   // Key limits on every route: rate right after authentication, model calls before the handler.
   app.decorate('admittedRoutes', installAdmission(app, deps, deps.admission, routeAdmissions));
   app.addHook('preValidation', prepareBody);

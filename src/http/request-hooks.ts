@@ -3,15 +3,21 @@ import type { Authenticator } from '../core/auth/authenticator.ts';
 import { dropNullOptionals } from './drop-null-optionals.ts';
 import { rebind } from './request-logger.ts';
 import { routeOf } from './route-of.ts';
+import { shuttingDown, type Shutdown } from './shutdown.ts';
 
 /**
  * onRequest: the generated request id, then authentication: every route but the public ones
- * needs a valid key (platform-facts §5).
+ * needs a valid key (platform-facts §5). While the server shuts down, a request that still
+ * arrives (on a kept-alive or pipelined connection) is refused with 503 in the platform's body.
  */
-export function identifyAndAuthenticate(authenticator: Authenticator) {
+export function identifyAndAuthenticate(authenticator: Authenticator, shutdown: Shutdown) {
   // A callback hook: a key seen moments ago is known without a promise (this runs on every request).
   return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     identify(request, reply, request.id);
+    if (shutdown.closing) {
+      done(shuttingDown());
+      return;
+    }
     if (request.is404 || routeOf(request).config.public === true) {
       done();
       return;

@@ -4,7 +4,7 @@
  * code without an entry.
  */
 export type ErrorCode =
-  | '404' | '405' | '500'
+  | '404' | '405' | '500' | '503'
   | '1000' | '1001' | '1002' | '1003' | '1004'
   | '1100' | '1110' | '1111' | '1112' | '1113' | '1120' | '1121'
   | '1200' | '1210' | '1211' | '1212' | '1213' | '1214' | '1215'
@@ -26,6 +26,7 @@ export const errorCatalogue = {
   '404': { status: 404, retryable: false, message: 'The requested resource does not exist.' },
   '405': { status: 405, retryable: false, message: 'The HTTP method is not allowed for this path.' },
   '500': { status: 500, retryable: true, message: 'Internal server error, please try again later.' },
+  '503': { status: 503, retryable: true, message: 'This server is shutting down; send the request again.' },
   '1000': { status: 401, retryable: false, message: 'Authentication failed.' },
   '1001': { status: 401, retryable: false, message: 'The Authorization header is missing.' },
   '1002': { status: 401, retryable: false, message: 'The Authorization token is invalid.' },
