@@ -13,6 +13,11 @@ import { percentile, post, runLoad, type LoadResult, type Target } from './load.
 // re-optimises code then (new sockets, new shapes), more of it in the platform than in the proxy.
 // At 3000 requests (well under a second a target) run-to-run spread was ±8 points (BENCHMARKS.md).
 const requestsPerLevel = Number(process.env['BENCH_REQUESTS'] ?? '10000');
+// A level's requests are sent in rounds, the targets taking turns (order reversed every other
+// round), and the ratio to (b) is the median of the rounds' own ratios: the machine's speed drifts
+// over the seconds a level takes (other tenants of this host), and a target measured a few seconds
+// after another met a different machine. Until session 6: each target's 10000 in one go.
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? '5');
 const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '2000');
 const rssRequests = Number(process.env['BENCH_RSS_REQUESTS'] ?? '10000');
 const rssRounds = Number(process.env['BENCH_RSS_ROUNDS'] ?? '8');
@@ -54,6 +59,10 @@ async function waitForHealth(origin: string): Promise<void> {
   throw new Error(`${origin} did not become healthy`);
 }
 
+function middle(values: readonly number[]): number {
+  return percentile([...values].sort((left, right) => left - right), 0.5);
+}
+
 function rssMegabytes(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
@@ -90,20 +99,33 @@ async function main(): Promise<void> {
   const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
 
 
-  console.log(`Non-streamed, ${requestsPerLevel} requests per level`);
-  console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b)');
+  console.log(`Non-streamed, ${requestsPerLevel} requests per level in ${rounds} rounds (medians of the rounds; vs (b): the median of the rounds' ratios)`);
+  console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b) | each round vs (b)');
   const results = new Map<string, LoadResult>();
+  const allTargets = [...targets, ...floorTargets];
   for (const concurrency of [1, 16, 64]) {
     // Each level after a warm-up at that concurrency (JIT, sockets): V8 settles a server's code for
     // a load pattern over thousands of requests, and a level measured right after another starts
-    // with its code being recompiled (BENCHMARKS.md "bench:chat").
-    for (const target of [...targets, ...floorTargets]) await runLoad(target, body, concurrency, warmUpRequests);
-    for (const target of [...targets, ...floorTargets]) {
-      const result = await runLoad(target, body, concurrency, requestsPerLevel);
+    // with its code being recompiled (BENCHMARKS.md "bench:chat"). Each target keeps its
+    // connections through the level.
+    const agents = new Map(allTargets.map((target) => [target.name, new Agent({ keepAlive: true, maxSockets: concurrency })]));
+    for (const target of allTargets) await runLoad(target, body, concurrency, warmUpRequests, agents.get(target.name));
+    const perRound = new Map<string, LoadResult[]>(allTargets.map((target) => [target.name, []]));
+    for (let round = 0; round < rounds; round += 1) {
+      for (const target of round % 2 === 0 ? allTargets : [...allTargets].reverse()) {
+        perRound.get(target.name)?.push(await runLoad(target, body, concurrency, Math.ceil(requestsPerLevel / rounds), agents.get(target.name)));
+      }
+    }
+    for (const agent of agents.values()) agent.destroy();
+    const baseline = perRound.get('(b) node proxy') ?? [];
+    for (const target of allTargets) {
+      const runs = perRound.get(target.name) ?? [];
+      const result = { requestsPerSecond: middle(runs.map((run) => run.requestsPerSecond)), p50Ms: middle(runs.map((run) => run.p50Ms)), p99Ms: middle(runs.map((run) => run.p99Ms)) };
       results.set(`${target.name}@${concurrency}`, result);
-      const baseline = results.get(`(b) node proxy@${concurrency}`);
-      const ratio = baseline === undefined ? '' : `${((100 * result.requestsPerSecond) / baseline.requestsPerSecond).toFixed(0)}%`;
-      console.log(`${String(concurrency).padStart(11)} | ${target.name.padEnd(18)} | ${result.requestsPerSecond.toFixed(0).padStart(7)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${ratio}`);
+      const ratios = runs.map((run, round) => run.requestsPerSecond / (baseline[round]?.requestsPerSecond ?? Number.NaN));
+      const ratio = target.name.startsWith('(a)') ? '' : `${(100 * middle(ratios)).toFixed(0)}%`;
+      const each = target.name.startsWith('(a)') ? '' : ratios.map((value) => `${(100 * value).toFixed(0)}%`).join(' ');
+      console.log(`${String(concurrency).padStart(11)} | ${target.name.padEnd(18)} | ${result.requestsPerSecond.toFixed(0).padStart(7)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${ratio.padStart(12)} | ${each}`);
     }
   }
   const added = (results.get('(c) model-platform@1')?.p50Ms ?? 0) - (results.get('(a) engine@1')?.p50Ms ?? 0);

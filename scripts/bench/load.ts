@@ -38,9 +38,12 @@ export function post(target: Target, body: string, agent: Agent): Promise<{ firs
   });
 }
 
-/** `total` requests with `concurrency` in flight; latency percentiles and throughput. */
-export async function runLoad(target: Target, body: string, concurrency: number, total: number): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+/**
+ * `total` requests with `concurrency` in flight; latency percentiles and throughput. On its own
+ * connections, or on `keptAgent`'s (left open: runs of one target in turn reuse their sockets).
+ */
+export async function runLoad(target: Target, body: string, concurrency: number, total: number, keptAgent?: Agent): Promise<LoadResult> {
+  const agent = keptAgent ?? new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let sent = 0;
   const started = performance.now();
@@ -53,7 +56,7 @@ export async function runLoad(target: Target, body: string, concurrency: number,
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
+  if (keptAgent === undefined) agent.destroy();
   latencies.sort((left, right) => left - right);
   return {
     requestsPerSecond: total / seconds,
