@@ -4,6 +4,7 @@ import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
 import { openPlatform } from '../platform/open-platform.ts';
 import { keepHeapSteady } from '../platform/steady-heap.ts';
 import type { CliFlags } from './cli-flags.ts';
+import { exitAfterShutdown } from './exit-after-shutdown.ts';
 
 export interface ServeFlags extends CliFlags {
   /** API only: tasks are run by `model-platform worker` processes on the same database. */
@@ -26,10 +27,10 @@ export async function runServe(flags: ServeFlags): Promise<number> {
         .close()
         .then(() => platform.close())
         .then(
-          () => resolve(0),
+          () => resolve(exitAfterShutdown(0, (message) => app.log.warn(message))),
           (error: unknown) => {
             app.log.error({ err: error }, 'shutdown failed');
-            resolve(1);
+            resolve(exitAfterShutdown(1, (message) => app.log.warn(message)));
           },
         );
     };

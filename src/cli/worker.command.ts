@@ -3,6 +3,7 @@ import { startOpsServer } from '../http/ops-server.ts';
 import { openPlatform } from '../platform/open-platform.ts';
 import { keepHeapSteady } from '../platform/steady-heap.ts';
 import type { CliFlags } from './cli-flags.ts';
+import { exitAfterShutdown } from './exit-after-shutdown.ts';
 
 /**
  * Runs task workers without the HTTP server: scale them apart from the API nodes (`serve
@@ -25,10 +26,10 @@ export async function runWorker(flags: CliFlags): Promise<number> {
       (ops?.close() ?? Promise.resolve())
         .then(() => platform.close())
         .then(
-          () => resolve(0),
+          () => resolve(exitAfterShutdown(0, (message) => console.error(message))),
           (error: unknown) => {
             console.error('worker shutdown failed:', error);
-            resolve(1);
+            resolve(exitAfterShutdown(1, (message) => console.error(message)));
           },
         );
     };
