@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
+import { median, percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
 
 // Long enough that a level is not decided by the moments after new connections appear: V8
 // re-optimises code then (new sockets, new shapes), more of it in the platform than in the proxy.
@@ -57,10 +57,6 @@ async function waitForHealth(origin: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${origin} did not become healthy`);
-}
-
-function middle(values: readonly number[]): number {
-  return percentile([...values].sort((left, right) => left - right), 0.5);
 }
 
 function rssMegabytes(pid: number | undefined): number {
@@ -120,10 +116,10 @@ async function main(): Promise<void> {
     const baseline = perRound.get('(b) node proxy') ?? [];
     for (const target of allTargets) {
       const runs = perRound.get(target.name) ?? [];
-      const result = { requestsPerSecond: middle(runs.map((run) => run.requestsPerSecond)), p50Ms: middle(runs.map((run) => run.p50Ms)), p99Ms: middle(runs.map((run) => run.p99Ms)) };
+      const result = { requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)), p50Ms: median(runs.map((run) => run.p50Ms)), p99Ms: median(runs.map((run) => run.p99Ms)) };
       results.set(`${target.name}@${concurrency}`, result);
       const ratios = runs.map((run, round) => run.requestsPerSecond / (baseline[round]?.requestsPerSecond ?? Number.NaN));
-      const ratio = target.name.startsWith('(a)') ? '' : `${(100 * middle(ratios)).toFixed(0)}%`;
+      const ratio = target.name.startsWith('(a)') ? '' : `${(100 * median(ratios)).toFixed(0)}%`;
       const each = target.name.startsWith('(a)') ? '' : ratios.map((value) => `${(100 * value).toFixed(0)}%`).join(' ');
       console.log(`${String(concurrency).padStart(11)} | ${target.name.padEnd(18)} | ${result.requestsPerSecond.toFixed(0).padStart(7)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${ratio.padStart(12)} | ${each}`);
     }

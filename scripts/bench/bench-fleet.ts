@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuTimes, freePort, start, stopAll } from './bench-processes.ts';
-import { percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
+import { median, post, runLoad, type LoadResult, type Target } from './load.ts';
 
 // As bench:chat: long enough runs, each level after a warm-up at its concurrency, so that a run is
 // not decided by the moments when V8 recompiles a server's code for new connections or a new load
@@ -144,13 +144,9 @@ async function measureRun(setup: Setup, chat: Target, body: string, concurrency:
   return { ...load, cpuMicroseconds: total, cpuByGroup, redisCallsPerRequest };
 }
 
-function middleOf(values: readonly number[]): number {
-  return percentile([...values].sort((left, right) => left - right), 0.5);
-}
-
 /** Median of each figure over the rounds. */
-function median(results: readonly Measured[]): Measured {
-  const middle = (pick: (result: Measured) => number) => middleOf(results.map(pick));
+function medianRun(results: readonly Measured[]): Measured {
+  const middle = (pick: (result: Measured) => number) => median(results.map(pick));
   const groups = Object.keys(results[0]?.cpuByGroup ?? {});
   return {
     requestsPerSecond: middle((result) => result.requestsPerSecond),
@@ -167,7 +163,7 @@ async function streamTtfb(chat: Target, body: string): Promise<number> {
   const firstBytes: number[] = [];
   for (let index = 0; index < streamsPerKey; index += 1) firstBytes.push((await post(chat, body, agent)).firstByteMs);
   agent.destroy();
-  return percentile(firstBytes.sort((left, right) => left - right), 0.5);
+  return median(firstBytes);
 }
 
 interface Outcome {
@@ -195,7 +191,7 @@ async function measure(setup: Setup): Promise<Outcome> {
       }
     }
     const ratios = results.on.map((result, round) => result.requestsPerSecond / (results.off[round]?.requestsPerSecond ?? Number.NaN));
-    rows.push({ concurrency, off: median(results.off), on: median(results.on), ratios });
+    rows.push({ concurrency, off: medianRun(results.off), on: medianRun(results.on), ratios });
   }
   const ttfb = { off: await streamTtfb(off, streamBody), on: await streamTtfb(on, streamBody) };
 
@@ -272,7 +268,7 @@ function report(outcomes: readonly Outcome[]): void {
   console.log('setup                                          | conc | off req/s | p50 ms | p99 ms | CPU µs/req | on req/s | p50 ms | p99 ms | CPU µs/req | on/off req/s | CPU on/off');
   for (const outcome of outcomes) {
     for (const row of outcome.rows) {
-      const ratio = middleOf(row.ratios);
+      const ratio = median(row.ratios);
       const cpu = row.on.cpuMicroseconds / row.off.cpuMicroseconds;
       console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} |    ${figures(row.off)}     |   ${figures(row.on)}     | ${ratio.toFixed(2).padStart(11)}x | ${cpu.toFixed(2)}x`);
     }
@@ -293,7 +289,7 @@ function report(outcomes: readonly Outcome[]): void {
   for (const outcome of outcomes) console.log(`${outcome.setup.name.padEnd(46)} | off ${outcome.ttfb.off.toFixed(2)} | on ${outcome.ttfb.on.toFixed(2)}`);
   console.log(`\nTarget: limits on >= ${target}x the req/s of limits off`);
   for (const outcome of outcomes) {
-    const worst = Math.min(...outcome.rows.map((row) => middleOf(row.ratios)));
+    const worst = Math.min(...outcome.rows.map((row) => median(row.ratios)));
     const ofMedians = Math.min(...outcome.rows.map((row) => row.on.requestsPerSecond / row.off.requestsPerSecond));
     console.log(`${outcome.setup.name.padEnd(46)} | lowest on/off ${worst.toFixed(2)}x: ${worst >= target ? 'met' : 'NOT met'} (ratio of the medians: ${ofMedians.toFixed(2)}x)`);
   }

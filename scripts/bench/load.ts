@@ -65,6 +65,11 @@ export async function runLoad(target: Target, body: string, concurrency: number,
   };
 }
 
+/** The median of figures in any order (of the rounds of a run). */
+export function median(values: readonly number[]): number {
+  return percentile([...values].sort((left, right) => left - right), 0.5);
+}
+
 export function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }

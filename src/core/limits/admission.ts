@@ -343,8 +343,9 @@ function refusal(refusedBy: LimitRefusal, check: LimitCheck, policy: KeyPolicy, 
   const { now, rate, tokens, calls, slot } = check;
   if (refusedBy === 'rate' && rate !== undefined) return rateLimited(rate.limit, rate.expiresAt, now);
   if (refusedBy === 'slot' && slot !== undefined) return tooManyConcurrent(model, slot.limit);
-  const window = refusedBy === 'tokens' ? tokens : refusedBy === 'calls' ? calls : undefined;
-  if (window !== undefined && policy.quota !== undefined) return quotaExhausted(policy.quota, refusedBy as 'tokens' | 'calls', window.expiresAt);
+  const quota = policy.quota;
+  if (refusedBy === 'tokens' && tokens !== undefined && quota !== undefined) return quotaExhausted(quota, 'tokens', tokens.expiresAt);
+  if (refusedBy === 'calls' && calls !== undefined && quota !== undefined) return quotaExhausted(quota, 'calls', calls.expiresAt);
   return new Error(`limiter refused on '${refusedBy}', which this call did not ask about`);
 }
 
