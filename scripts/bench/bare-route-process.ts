@@ -4,17 +4,17 @@
 // that stops the engine when the client leaves. No authentication, limits, usage ledger, metrics,
 // request ids or logs. Prints its origin on stdout. TARGET: the engine's base URL.
 import Fastify from 'fastify';
-import { Agent } from 'undici';
 import { toChatRequest } from '../../src/api/chat/chat-request.mapper.ts';
 import { toChatCompletion } from '../../src/api/chat/chat-response.mapper.ts';
 import { ChatCompletionRequest } from '../../src/api/chat/chat.schema.ts';
 import { readChatCompletion } from '../../src/backends/openai-compatible/chat-completion-reader.ts';
 import { EngineExchange } from '../../src/backends/openai-compatible/engine-exchange.ts';
+import { Http1Agent } from '../../src/core/http/http1-agent.ts';
 import { buildOpenAiChatBody, defaultThinkingParam } from '../../src/backends/openai-compatible/openai-chat-body.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 
 const url = `${process.env['TARGET'] ?? ''}/chat/completions`;
-const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+const agent = new Http1Agent({ connectionsPerOrigin: 256, idleTimeoutMs: 60_000 });
 const app = Fastify({ logger: false, ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false } } });
 app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async (request, reply) => {
@@ -24,7 +24,7 @@ app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async
   });
   const chat = toChatRequest(request.body as ChatCompletionRequest, controller.signal);
   const body = buildOpenAiChatBody(chat, { modelName: chat.model, upstreamModel: chat.model, thinkingParam: defaultThinkingParam, vision: false }, false);
-  const exchange = new EngineExchange(dispatcher, {
+  const exchange = new EngineExchange(agent, {
     url,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),

@@ -439,8 +439,8 @@ describe('openai-compatible: errors', () => {
     assertApiError((await collectUntilError(chat.stream(chatRequest()))).error, '1234', 'ECONNREFUSED');
   });
 
-  it('fails at once, with nothing left running, when undici refuses the request before sending it', async () => {
-    // A line break in the configured apiKey makes an Authorization header undici will not send.
+  it('fails at once, with nothing left running, when the engine client refuses the request before sending it', async () => {
+    // A line break in the configured apiKey makes an Authorization header the engine client will not send.
     const { chat } = openBackend(engine.baseUrl, { apiKey: 'sk-line\nbreak', timeoutMs: 60_000 });
     const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
     const timersBefore = timers();

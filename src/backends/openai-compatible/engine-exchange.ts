@@ -1,11 +1,14 @@
-import type { Dispatcher, FormData } from 'undici';
 import type { ApiError } from '../../core/errors/api-error.ts';
 import type { AbortSource } from '../../core/chat/abort-source.ts';
+import type { AnswerHandler } from '../../core/http/http1-connection.ts';
+import type { Http1Agent, Http1Origin, RequestControl } from '../../core/http/http1-agent.ts';
+import type { ResponseHead } from '../../core/http/http1-response-parser.ts';
 
 export interface ExchangeOptions {
   readonly url: string;
   readonly headers: Record<string, string>;
-  readonly body: string | FormData;
+  /** JSON text, or an encoded form (its content-type is in `headers`). */
+  readonly body: string | Buffer;
   /** The client's signal: when it aborts, so does the exchange (its reason is the failure). */
   readonly signal: AbortSource;
   /** Limit for the whole exchange, answer included. */
@@ -20,12 +23,12 @@ export interface ExchangeOptions {
 const maxQueuedChunks = 16;
 
 /**
- * One POST to an engine on undici's dispatch API. The engine call is the hot path of every
- * request: no AbortController, no Readable, no URL object per call — the exchange is the handler
- * undici calls back, the client's signal and the timeout abort through the abort function undici
- * hands over, and the answer is collected (or queued for a streamed read) as it arrives.
+ * One POST to an engine through the engine client (Http1Agent). The engine call is the hot path
+ * of every request: no AbortController, no Readable, no URL object per call — the exchange is the
+ * handler the client calls back, the client's signal and the timeout abort the request, and the
+ * answer is collected (or queued for a streamed read) as it arrives.
  */
-export class EngineExchange implements Dispatcher.DispatchHandler {
+export class EngineExchange implements AnswerHandler {
   /** Whole: settles with the answer's text at its end. Streamed: with '' once a 2xx status arrived. */
   readonly settled: Promise<string>;
   readonly #options: ExchangeOptions;
@@ -33,11 +36,10 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
   readonly #onClientAbort = () => this.#cancel(this.#options.signal.reason);
   #resolve!: (text: string) => void;
   #reject!: (error: unknown) => void;
-  #abort: ((reason: Error) => void) | undefined;
+  readonly #request: RequestControl;
   #cancelledWith: Error | undefined;
   #timedOut = false;
   #status = 0;
-  #resumeSocket: (() => void) | undefined;
   #socketPaused = false;
   /** Answer chunks: collected (whole, or an error answer), or queued for the reader (streamed). */
   #chunks: Buffer[] = [];
@@ -45,7 +47,7 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
   #failedWith: unknown;
   #wakeReader: (() => void) | undefined;
 
-  constructor(dispatcher: Dispatcher, options: ExchangeOptions) {
+  constructor(agent: Http1Agent, options: ExchangeOptions) {
     this.#options = options;
     this.settled = new Promise<string>((resolve, reject) => {
       this.#resolve = resolve;
@@ -59,8 +61,8 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
       this.#timedOut = true;
       this.#cancel(new Error('timeout'));
     }, options.timeoutMs);
-    // A request undici refuses (a header it will not send) comes back through onError, not thrown.
-    dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: options.headers, body: options.body }, this);
+    // A request the client refuses (a header it will not send) comes back through onError, not thrown.
+    this.#request = agent.post(target.origin, target.path, options.headers, options.body, this);
   }
 
   /** Whether the configured timeout ended the exchange. */
@@ -75,7 +77,7 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
       if (chunk !== undefined) {
         if (this.#socketPaused && this.#chunks.length === 0) {
           this.#socketPaused = false;
-          this.#resumeSocket?.();
+          this.#request.resume();
         }
         yield chunk;
         continue;
@@ -93,29 +95,22 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
     if (!this.#ended && this.#failedWith === undefined) this.#cancel(new Error('the answer was left unread'));
   }
 
-  onConnect(abort: (reason?: Error) => void): void {
-    this.#abort = abort;
-    if (this.#cancelledWith !== undefined) abort(this.#cancelledWith);
-  }
-
-  onHeaders(status: number, _headers: Buffer[], resume: () => void): boolean {
-    // 1xx answers come before the real one.
-    if (status < 200) return true;
-    this.#status = status;
-    this.#resumeSocket = resume;
+  onHead(head: ResponseHead): void {
+    this.#status = head.status;
     if (this.#options.answer === 'streamed' && this.#answerIsOk()) this.#resolve('');
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
+  onBody(chunk: Buffer): void {
     this.#chunks.push(chunk);
-    if (this.#options.answer === 'whole' || !this.#answerIsOk()) return true;
+    if (this.#options.answer === 'whole' || !this.#answerIsOk()) return;
     this.#wake();
-    this.#socketPaused = this.#chunks.length >= maxQueuedChunks;
-    return !this.#socketPaused;
+    if (!this.#socketPaused && this.#chunks.length >= maxQueuedChunks) {
+      this.#socketPaused = true;
+      this.#request.pause();
+    }
   }
 
-  onComplete(): void {
+  onEnd(): void {
     this.#ended = true;
     clearTimeout(this.#timer);
     if (!this.#answerIsOk()) {
@@ -146,7 +141,7 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
   #cancel(reason: unknown): void {
     if (this.#cancelledWith !== undefined || this.#ended || this.#failedWith !== undefined) return;
     this.#cancelledWith = reason instanceof Error ? reason : new Error('aborted');
-    this.#abort?.(this.#cancelledWith);
+    this.#request.abort(this.#cancelledWith);
   }
 
   #wake(): void {
@@ -157,14 +152,15 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
 }
 
 /** Engine URLs repeat (one per configured endpoint): each is parsed once. */
-const parsedUrls = new Map<string, { readonly origin: string; readonly path: string }>();
+const parsedUrls = new Map<string, { readonly origin: Http1Origin; readonly path: string }>();
 const maxParsedUrls = 1_000;
 
-function originAndPath(url: string): { readonly origin: string; readonly path: string } {
+function originAndPath(url: string): { readonly origin: Http1Origin; readonly path: string } {
   let parsed = parsedUrls.get(url);
   if (parsed === undefined) {
-    const { origin, pathname, search } = new URL(url);
-    parsed = { origin, path: `${pathname}${search}` };
+    const { protocol, hostname, port, host, pathname, search } = new URL(url);
+    // URL keeps IPv6 hosts in brackets; a socket connects to the bare address.
+    parsed = { origin: { protocol, hostname: hostname.replace(/^\[(.*)\]$/, '$1'), port, host }, path: `${pathname}${search}` };
     // URLs with ids in them (task polling) would grow the map without end: start over past the bound.
     if (parsedUrls.size >= maxParsedUrls) parsedUrls.clear();
     parsedUrls.set(url, parsed);

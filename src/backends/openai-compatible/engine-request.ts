@@ -1,7 +1,8 @@
 import { engineUnreachable, EngineConnectionError } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { readSseData } from '../../core/http/read-sse.ts';
-import { Agent, FormData } from 'undici';
+import { FormData, Response } from 'undici';
+import { Http1Agent } from '../../core/http/http1-agent.ts';
 import { EngineExchange } from './engine-exchange.ts';
 import { abortReason, type AbortSource } from '../../core/chat/abort-source.ts';
 
@@ -27,16 +28,14 @@ export interface EngineCall {
 }
 
 /**
- * One connection pool for every engine call: keep-alive sockets, no per-call set-up (undici).
- * undici's own header and body timeouts are off: every exchange has its timer for the whole call
- * (`timeoutMs`), and undici kept a timer object per request alive for up to half a second, long
- * enough to survive young collections (GC cost per request, BENCHMARKS.md "bench:fleet").
+ * One connection pool for every engine call: keep-alive sockets, no per-call set-up. No timers
+ * per socket: every exchange has its timer for the whole call (`timeoutMs`).
  */
-const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256, headersTimeout: 0, bodyTimeout: 0 });
+const agent = new Http1Agent({ connectionsPerOrigin: 256, idleTimeoutMs: 60_000 });
 
 /** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
-  const exchange = open(engine, call, 'application/json', 'whole');
+  const exchange = open(engine, call, 'application/json', 'whole', call.body instanceof FormData ? await encodeForm(call.body) : undefined);
   let text: string;
   try {
     text = await exchange.settled;
@@ -58,7 +57,7 @@ export async function postJson(engine: EngineConnection, call: EngineCall): Prom
  * EngineConnectionError. Stopping the iteration early closes the engine's connection.
  */
 export async function* postForEvents(engine: EngineConnection, call: EngineCall): AsyncGenerator<string> {
-  const exchange = open(engine, call, 'text/event-stream', 'streamed');
+  const exchange = open(engine, call, 'text/event-stream', 'streamed', call.body instanceof FormData ? await encodeForm(call.body) : undefined);
   try {
     try {
       await exchange.settled;
@@ -76,15 +75,25 @@ export async function* postForEvents(engine: EngineConnection, call: EngineCall)
   }
 }
 
-function open(engine: EngineConnection, call: EngineCall, accept: string, answer: 'whole' | 'streamed'): EngineExchange {
+/** A multipart/form-data body as bytes, with its content-type (which names the boundary). */
+interface EncodedForm {
+  readonly bytes: Buffer;
+  readonly contentType: string;
+}
+
+async function encodeForm(form: FormData): Promise<EncodedForm> {
+  const encoded = new Response(form);
+  return { bytes: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type') ?? 'multipart/form-data' };
+}
+
+function open(engine: EngineConnection, call: EngineCall, accept: string, answer: 'whole' | 'streamed', form: EncodedForm | undefined): EngineExchange {
   if (call.signal.aborted) throw abortReason(call.signal);
-  const form = call.body instanceof FormData ? call.body : undefined;
-  const headers: Record<string, string> = form === undefined ? { 'content-type': 'application/json', accept } : { accept };
+  const headers: Record<string, string> = { 'content-type': form === undefined ? 'application/json' : form.contentType, accept };
   if (engine.apiKey !== undefined) headers['authorization'] = `Bearer ${engine.apiKey}`;
-  return new EngineExchange(dispatcher, {
+  return new EngineExchange(agent, {
     url: call.url,
     headers,
-    body: form ?? JSON.stringify(call.body),
+    body: form === undefined ? JSON.stringify(call.body) : form.bytes,
     signal: call.signal,
     timeoutMs: engine.timeoutMs,
     answer,
@@ -107,7 +116,7 @@ function redact(engine: EngineConnection, text: string): string {
   return key === undefined || key === '' ? text : text.split(key).join('***');
 }
 
-/** The innermost cause of a request failure says what happened (ECONNREFUSED, ENOTFOUND, "other side closed"). */
+/** The innermost cause of a request failure says what happened (ECONNREFUSED, ENOTFOUND, a connection closed early). */
 function connectionDetail(error: unknown): string {
   let current: unknown = error;
   let detail = 'unknown error';
