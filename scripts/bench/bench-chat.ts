@@ -18,7 +18,10 @@ const requestsPerLevel = Number(process.env['BENCH_REQUESTS'] ?? '10000');
 // over the seconds a level takes (other tenants of this host), and a target measured a few seconds
 // after another met a different machine. Until session 6: each target's 10000 in one go.
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? '5');
-const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '2000');
+// Per target and level. 5000 since session 7: from a fresh start at concurrency 1 the platform's CPU
+// per request fell over its first ~4000 requests (1300 -> 1050 -> 720 -> 550 µs per slice of 1000,
+// then level at 510-560), the bare route's and the proxy's over ~3000 (BENCHMARKS.md "bench:chat").
+const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '5000');
 const rssRequests = Number(process.env['BENCH_RSS_REQUESTS'] ?? '10000');
 const rssRounds = Number(process.env['BENCH_RSS_ROUNDS'] ?? '8');
 const streamChunks = 100;

@@ -29,9 +29,12 @@ export interface EngineCall {
 
 /**
  * One connection pool for every engine call: keep-alive sockets, no per-call set-up. No timers
- * per socket: every exchange has its timer for the whole call (`timeoutMs`).
+ * per socket: every exchange has its timer for the whole call (`timeoutMs`). A connection idle for
+ * 4 s is not reused (sooner when the engine's Keep-Alive says so): uvicorn (vLLM, SGLang),
+ * llama.cpp's server and Node close idle connections after 5 s, often without saying so, and a
+ * request written as the engine closes would fail.
  */
-const agent = new Http1Agent({ connectionsPerOrigin: 256, idleTimeoutMs: 60_000 });
+const agent = new Http1Agent({ connectionsPerOrigin: 256, idleTimeoutMs: 4_000 });
 
 /** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
