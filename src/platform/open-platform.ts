@@ -199,6 +199,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       await stopUsageRetention?.();
       await blobs.close();
       await usage.close();
+      await ledger.close();
       await limits.close();
       await engines.close();
       await reader.close();

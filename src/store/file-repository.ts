@@ -3,6 +3,7 @@ import type { FileCursor, FileRecordQuery, FileRecords } from '../core/files/fil
 import type { StoredFile } from '../core/files/file-store.ts';
 import type { Database } from './database.ts';
 import type { FileTable } from './database-schema.ts';
+import { writeTransaction } from './write-transaction.ts';
 
 /** The `files` table: records of uploaded files (src/core/files), the same on SQLite and PostgreSQL. */
 export class FileRepository implements FileRecords {
@@ -13,7 +14,8 @@ export class FileRepository implements FileRecords {
   }
 
   async insertWithinLimit(file: StoredFile, maxFilesPerOwner: number): Promise<boolean> {
-    return this.#database.db.transaction().execute(async (transaction) => {
+    // Counts, then inserts: on SQLite the transaction holds the write lock from its start.
+    return writeTransaction(this.#database, async (transaction) => {
       if (this.#database.dialect === 'postgres') {
         // Serialises inserts of one owner until commit, so two uploads cannot both take the last place.
         // (SQLite runs one write transaction at a time already.)

@@ -5,6 +5,7 @@ import type { UsageRecordTable } from './database-schema.ts';
 import { dayMs, dayNumber, utcDay } from './usage/usage-day.ts';
 import { createDayPartitions, dropDayPartitionsBefore } from './usage/usage-partitions.ts';
 import { writePostgresBatch } from './usage/postgres-ledger-writer.ts';
+import { SqliteLedgerThread } from './usage/sqlite-ledger-thread.ts';
 import { SqliteLedgerWriter } from './usage/sqlite-ledger-writer.ts';
 import { timeOrderedId } from './usage/time-ordered-id.ts';
 
@@ -19,7 +20,9 @@ export class UsageRepository implements UsageLedgerHousekeeping {
   readonly #database: Database;
   /** Days whose partition this process has made sure of (PostgreSQL). */
   readonly #preparedDays = new Set<number>();
-  /** SQLite: its statements are prepared at the first batch (the tables exist by then). */
+  /** SQLite: the writer thread, started at the first batch (the tables exist by then). */
+  #sqliteThread: SqliteLedgerThread | undefined;
+  /** SQLite in memory (no file another connection could open): written on the main connection. */
   #sqliteWriter: SqliteLedgerWriter | undefined;
 
   constructor(database: Database) {
@@ -30,6 +33,11 @@ export class UsageRepository implements UsageLedgerHousekeeping {
     if (records.length === 0) return;
     const rows = records.map(toRow);
     const sqlite = this.#database.sqlite;
+    if (sqlite !== undefined && !sqlite.memory) {
+      this.#sqliteThread ??= new SqliteLedgerThread(sqlite.name);
+      await this.#sqliteThread.write(rows);
+      return;
+    }
     if (sqlite !== undefined) {
       // Holding the connection: no Kysely transaction of this process is open around the write.
       await this.#database.db.connection().execute(async () => {
@@ -40,6 +48,12 @@ export class UsageRepository implements UsageLedgerHousekeeping {
     }
     await this.#prepare(records.map((record) => dayNumber(record.createdAt)));
     await this.#database.db.transaction().execute((transaction) => writePostgresBatch(transaction, rows));
+  }
+
+  /** Ends the SQLite writer thread once its batches are written (before the database closes). */
+  async close(): Promise<void> {
+    await this.#sqliteThread?.close();
+    this.#sqliteThread = undefined;
   }
 
   async listForKey(keyId: string): Promise<UsageRecord[]> {

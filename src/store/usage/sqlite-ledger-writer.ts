@@ -16,14 +16,14 @@ const dailyColumns = ['day', 'key_id', 'model', 'endpoint', 'calls', ...summedCo
 
 /**
  * Writes ledger batches on SQLite: the rows and the batch's sums for the daily rollups in one
- * synchronous transaction, through statements prepared once. A batch is written on the request
- * path's thread: a query built, compiled and prepared anew for every batch of 500 rows (with a
- * trigger adding each row to its rollup) cost ~14 µs a row, this ~4 (BENCHMARKS.md "bench:chat").
- * Synchronous, so no other statement of the process can run inside the transaction; the caller
- * holds the connection (Kysely's lock) so no Kysely transaction is open around it either.
+ * synchronous transaction, through statements prepared once. A query built, compiled and
+ * prepared anew for every batch of 500 rows (with a trigger adding each row to its rollup) cost
+ * ~14 µs a row, this ~4 (BENCHMARKS.md "bench:chat"). It runs in the ledger's writer thread on a
+ * connection of its own (sqlite-ledger-worker.ts), or, for a database in memory, on the main
+ * connection with Kysely's lock held, so that no Kysely transaction is open around it.
  */
 export class SqliteLedgerWriter {
-  readonly #write: (rows: readonly UsageRecordTable[]) => void;
+  readonly #write: SqliteDatabase.Transaction<(rows: readonly UsageRecordTable[]) => void>;
 
   constructor(sqlite: SqliteDatabase.Database) {
     // Positional parameters: binding by name cost ~2 µs more a row.
@@ -39,7 +39,8 @@ export class SqliteLedgerWriter {
     });
   }
 
+  /** One transaction holding the write lock from its start (BEGIN IMMEDIATE). */
   write(rows: readonly UsageRecordTable[]): void {
-    this.#write(rows);
+    this.#write.immediate(rows);
   }
 }
