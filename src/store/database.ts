@@ -10,7 +10,7 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<DatabaseSchema>;
   readonly dialect: Dialect;
-  /** The SQLite connection under `db` (SQLite only), for writes built as prepared statements (the usage ledger). */
+  /** The SQLite connection under `db` (SQLite only); the usage ledger opens its file again from its writer thread. */
   readonly sqlite?: SqliteDatabase.Database;
   /** A cheap round trip, for /readyz. */
   ping(): Promise<void>;

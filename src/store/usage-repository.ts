@@ -6,7 +6,6 @@ import { dayMs, dayNumber, utcDay } from './usage/usage-day.ts';
 import { createDayPartitions, dropDayPartitionsBefore } from './usage/usage-partitions.ts';
 import { writePostgresBatch } from './usage/postgres-ledger-writer.ts';
 import { SqliteLedgerThread } from './usage/sqlite-ledger-thread.ts';
-import { SqliteLedgerWriter } from './usage/sqlite-ledger-writer.ts';
 import { timeOrderedId } from './usage/time-ordered-id.ts';
 
 /**
@@ -22,8 +21,6 @@ export class UsageRepository implements UsageLedgerHousekeeping {
   readonly #preparedDays = new Set<number>();
   /** SQLite: the writer thread, started at the first batch (the tables exist by then). */
   #sqliteThread: SqliteLedgerThread | undefined;
-  /** SQLite in memory (no file another connection could open): written on the main connection. */
-  #sqliteWriter: SqliteLedgerWriter | undefined;
 
   constructor(database: Database) {
     this.#database = database;
@@ -33,17 +30,9 @@ export class UsageRepository implements UsageLedgerHousekeeping {
     if (records.length === 0) return;
     const rows = records.map(toRow);
     const sqlite = this.#database.sqlite;
-    if (sqlite !== undefined && !sqlite.memory) {
+    if (sqlite !== undefined) {
       this.#sqliteThread ??= new SqliteLedgerThread(sqlite.name);
       await this.#sqliteThread.write(rows);
-      return;
-    }
-    if (sqlite !== undefined) {
-      // Holding the connection: no Kysely transaction of this process is open around the write.
-      await this.#database.db.connection().execute(async () => {
-        this.#sqliteWriter ??= new SqliteLedgerWriter(sqlite);
-        this.#sqliteWriter.write(rows);
-      });
       return;
     }
     await this.#prepare(records.map((record) => dayNumber(record.createdAt)));

@@ -1,14 +1,9 @@
 import { Worker } from 'node:worker_threads';
+import { typescriptWorkerEntry } from '../../core/threads/typescript-worker-entry.ts';
 import type { UsageRecordTable } from '../database-schema.ts';
 import type { LedgerBatch, LedgerBatchWritten, LedgerClose } from './sqlite-ledger-worker.ts';
 
-/** The worker runs the TypeScript sources the way this process does (bin/register-typescript.mjs). */
-const workerEntry = new URL(
-  `data:text/javascript,${encodeURIComponent(
-    `import ${JSON.stringify(new URL('../../../bin/register-typescript.mjs', import.meta.url).href)};\n` +
-      `await import(${JSON.stringify(new URL('./sqlite-ledger-worker.ts', import.meta.url).href)});\n`,
-  )}`,
-);
+const workerEntry = typescriptWorkerEntry(new URL('./sqlite-ledger-worker.ts', import.meta.url));
 
 interface PendingBatch {
   readonly resolve: () => void;

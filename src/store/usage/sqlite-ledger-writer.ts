@@ -19,8 +19,7 @@ const dailyColumns = ['day', 'key_id', 'model', 'endpoint', 'calls', ...summedCo
  * synchronous transaction, through statements prepared once. A query built, compiled and
  * prepared anew for every batch of 500 rows (with a trigger adding each row to its rollup) cost
  * ~14 µs a row, this ~4 (BENCHMARKS.md "bench:chat"). It runs in the ledger's writer thread on a
- * connection of its own (sqlite-ledger-worker.ts), or, for a database in memory, on the main
- * connection with Kysely's lock held, so that no Kysely transaction is open around it.
+ * connection of its own (sqlite-ledger-worker.ts).
  */
 export class SqliteLedgerWriter {
   readonly #write: SqliteDatabase.Transaction<(rows: readonly UsageRecordTable[]) => void>;

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { typescriptWorkerEntry } from '../../core/threads/typescript-worker-entry.ts';
 import type { RasterImage, TextLine } from '../layout/page-content.ts';
 import type { OcrWorkerReply, OcrWorkerRequest, OcrWorkerSettings } from './ocr-worker-messages.ts';
 import type { PageReadingSettings } from './page-reading.ts';
@@ -27,19 +28,8 @@ interface PoolWorker {
   job: Job | undefined;
 }
 
-/**
- * The worker's entry: it registers the TypeScript module hooks (bin/register-typescript.mjs, as
- * the server's binary does) in the worker's own thread, then imports ocr-worker.ts. The worker is
- * TypeScript like the rest of the server, and Node 20 gives worker threads neither the main
- * thread's hooks nor its `--import` preloads. A data: URL module resolves only absolute URLs,
- * hence the resolved ones.
- */
-const workerEntry = new URL(
-  `data:text/javascript,${encodeURIComponent(
-    `import ${JSON.stringify(new URL('../../../bin/register-typescript.mjs', import.meta.url).href)};\n` +
-      `await import(${JSON.stringify(new URL('./ocr-worker.ts', import.meta.url).href)});\n`,
-  )}`,
-);
+/** The worker runs ocr-worker.ts, TypeScript like the rest of the server. */
+const workerEntry = typescriptWorkerEntry(new URL('./ocr-worker.ts', import.meta.url));
 
 /**
  * Worker threads that read pages with PaddleOCR, so that inference (0.3-1 s at a time) never holds
