@@ -1,12 +1,11 @@
 import type { UsageLedgerHousekeeping } from '../core/usage/usage-retention.ts';
 import type { UsageRecord } from '../core/usage/usage-record.ts';
 import type { Database } from './database.ts';
-import type { UsageRecordTable } from './database-schema.ts';
 import { dayMs, dayNumber, utcDay } from './usage/usage-day.ts';
 import { createDayPartitions, dropDayPartitionsBefore } from './usage/usage-partitions.ts';
 import { writePostgresBatch } from './usage/postgres-ledger-writer.ts';
+import { toLedgerRow } from './usage/ledger-row.ts';
 import { SqliteLedgerThread } from './usage/sqlite-ledger-thread.ts';
-import { timeOrderedId } from './usage/time-ordered-id.ts';
 
 /**
  * The usage ledger in the database: append-only rows written in batches by the UsageRecorder,
@@ -28,13 +27,13 @@ export class UsageRepository implements UsageLedgerHousekeeping {
 
   async insertMany(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const rows = records.map(toRow);
     const sqlite = this.#database.sqlite;
     if (sqlite !== undefined) {
       this.#sqliteThread ??= new SqliteLedgerThread(sqlite.name);
-      await this.#sqliteThread.write(rows);
+      await this.#sqliteThread.write(records);
       return;
     }
+    const rows = records.map(toLedgerRow);
     await this.#prepare(records.map((record) => dayNumber(record.createdAt)));
     await this.#database.db.transaction().execute((transaction) => writePostgresBatch(transaction, rows));
   }
@@ -96,26 +95,4 @@ export class UsageRepository implements UsageLedgerHousekeeping {
     await createDayPartitions(this.#database.db, missing);
     for (const day of missing) this.#preparedDays.add(day);
   }
-}
-
-function toRow(record: UsageRecord): UsageRecordTable {
-  const units = record.units ?? {};
-  return {
-    id: timeOrderedId(record.createdAt),
-    key_id: record.keyId,
-    model: record.model,
-    endpoint: record.endpoint,
-    request_id: record.requestId,
-    day: utcDay(record.createdAt),
-    prompt_tokens: record.promptTokens,
-    completion_tokens: record.completionTokens,
-    cached_tokens: record.cachedTokens,
-    pages: units.pages ?? 0,
-    audio_seconds: units.audioSeconds ?? 0,
-    images: units.images ?? 0,
-    videos: units.videos ?? 0,
-    searches: units.searches ?? 0,
-    urls_read: units.urlsRead ?? 0,
-    created_at: record.createdAt,
-  };
 }

@@ -2,12 +2,13 @@
 // SQLite file, writing each batch it is sent and answering with its id (and the error, if any).
 import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
-import type { UsageRecordTable } from '../database-schema.ts';
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
+import { toLedgerRow } from './ledger-row.ts';
 import { SqliteLedgerWriter } from './sqlite-ledger-writer.ts';
 
 export interface LedgerBatch {
   readonly id: number;
-  readonly rows: readonly UsageRecordTable[];
+  readonly records: readonly UsageRecord[];
 }
 
 /** Sent last: the connection is closed and the thread ends. */
@@ -34,11 +35,11 @@ if (port !== null) {
       port.close();
       return;
     }
-    const { id, rows } = message;
+    const { id, records } = message;
     let answer: LedgerBatchWritten;
     try {
       writer ??= new SqliteLedgerWriter(sqlite);
-      writer.write(rows);
+      writer.write(records.map(toLedgerRow));
       answer = { id };
     } catch (error) {
       writer = undefined;

@@ -1,0 +1,27 @@
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
+import type { UsageRecordTable } from '../database-schema.ts';
+import { utcDay } from './usage-day.ts';
+import { timeOrderedId } from './time-ordered-id.ts';
+
+/** A usage record as the ledger's row: its id (time-ordered), its UTC day and every unit (absent is 0). */
+export function toLedgerRow(record: UsageRecord): UsageRecordTable {
+  const units = record.units ?? {};
+  return {
+    id: timeOrderedId(record.createdAt),
+    key_id: record.keyId,
+    model: record.model,
+    endpoint: record.endpoint,
+    request_id: record.requestId,
+    day: utcDay(record.createdAt),
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    cached_tokens: record.cachedTokens,
+    pages: units.pages ?? 0,
+    audio_seconds: units.audioSeconds ?? 0,
+    images: units.images ?? 0,
+    videos: units.videos ?? 0,
+    searches: units.searches ?? 0,
+    urls_read: units.urlsRead ?? 0,
+    created_at: record.createdAt,
+  };
+}
