@@ -12,16 +12,20 @@ import { median, percentile, post, runLoad, type LoadResult, type Target } from 
 // Long enough that a level is not decided by the moments after new connections appear: V8
 // re-optimises code then (new sockets, new shapes), more of it in the platform than in the proxy.
 // At 3000 requests (well under a second a target) run-to-run spread was ±8 points (BENCHMARKS.md).
-const requestsPerLevel = Number(process.env['BENCH_REQUESTS'] ?? '10000');
+// Concurrency 16 and 64 get 40000 (session 8): with 10000 in 5 rounds a round there lasted 0.2-0.3 s,
+// and one round's ratio to (b) swung 60-98% within a level (BENCHMARKS.md "bench:chat").
+const requestsPerLevel = (concurrency: number) => Number(process.env['BENCH_REQUESTS'] ?? (concurrency === 1 ? '10000' : '40000'));
 // A level's requests are sent in rounds, the targets taking turns (order reversed every other
 // round), and the ratio to (b) is the median of the rounds' own ratios: the machine's speed drifts
 // over the seconds a level takes (other tenants of this host), and a target measured a few seconds
 // after another met a different machine. Until session 6: each target's 10000 in one go.
-const rounds = Number(process.env['BENCH_ROUNDS'] ?? '5');
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? '8');
 // Per target and level. 5000 since session 7: from a fresh start at concurrency 1 the platform's CPU
 // per request fell over its first ~4000 requests (1300 -> 1050 -> 720 -> 550 µs per slice of 1000,
 // then level at 510-560), the bare route's and the proxy's over ~3000 (BENCHMARKS.md "bench:chat").
-const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '5000');
+// 10000 since session 8: at concurrency 16, right after concurrency 1, the platform's CPU per
+// request fell over its first 6000-8000 requests (265/355 -> 180 -> 160 -> 135-150 µs per slice of 2000).
+const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '10000');
 const rssRequests = Number(process.env['BENCH_RSS_REQUESTS'] ?? '10000');
 const rssRounds = Number(process.env['BENCH_RSS_ROUNDS'] ?? '8');
 const streamChunks = 100;
@@ -98,7 +102,7 @@ async function main(): Promise<void> {
   const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
 
 
-  console.log(`Non-streamed, ${requestsPerLevel} requests per level in ${rounds} rounds (medians of the rounds; vs (b): the median of the rounds' ratios)`);
+  console.log(`Non-streamed, ${requestsPerLevel(1)} requests at concurrency 1 and ${requestsPerLevel(16)} at 16 and 64, in ${rounds} rounds (medians of the rounds; vs (b): the median of the rounds' ratios)`);
   console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b) | each round vs (b)');
   const results = new Map<string, LoadResult>();
   const allTargets = [...targets, ...floorTargets];
@@ -112,7 +116,7 @@ async function main(): Promise<void> {
     const perRound = new Map<string, LoadResult[]>(allTargets.map((target) => [target.name, []]));
     for (let round = 0; round < rounds; round += 1) {
       for (const target of round % 2 === 0 ? allTargets : [...allTargets].reverse()) {
-        perRound.get(target.name)?.push(await runLoad(target, body, concurrency, Math.ceil(requestsPerLevel / rounds), agents.get(target.name)));
+        perRound.get(target.name)?.push(await runLoad(target, body, concurrency, Math.ceil(requestsPerLevel(concurrency) / rounds), agents.get(target.name)));
       }
     }
     for (const agent of agents.values()) agent.destroy();
