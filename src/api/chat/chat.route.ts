@@ -7,7 +7,7 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
 import { searchForChat, webSearchTool, withSearchResults } from './chat-web-search.ts';
-import { inlineRemoteMedia } from './inline-remote-media.ts';
+import { hasRemoteMedia, inlineRemoteMedia } from './inline-remote-media.ts';
 import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
 import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
 import { checkChatRequest } from './chat.checks.ts';
@@ -43,7 +43,9 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
-      let chatRequest = await inlineRemoteMedia(toChatRequest(body, new ClientAbort(request.responseEnd)), mediaFetcher);
+      let chatRequest = toChatRequest(body, new ClientAbort(request.responseEnd));
+      // Checked first: most requests have no remote media, and an await costs a turn of the event loop's microtasks.
+      if (hasRemoteMedia(chatRequest)) chatRequest = await inlineRemoteMedia(chatRequest, mediaFetcher);
       let header = answerHeader(request, body.model);
       const searchTool = webSearchTool(body);
       if (searchTool !== undefined) {

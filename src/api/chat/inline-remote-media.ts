@@ -4,16 +4,20 @@ import { toAbortSignal } from '../../core/chat/abort-source.ts';
 
 const mediaFetchTimeoutMs = 20_000;
 
+/** Whether some message has a media part given as an http(s) URL (inlineRemoteMedia has work to do). */
+export function hasRemoteMedia(request: ChatRequest): boolean {
+  return request.messages.some(messageHasRemoteMedia);
+}
+
 /**
  * Media parts given as http(s) URLs are fetched here, through the platform's SSRF guard, and sent
  * to the engine as data URLs: an engine inside the operator's network must never fetch a URL a
- * client chose. Requests without remote media pass through untouched.
+ * client chose. Messages without remote media pass through untouched.
  */
 export async function inlineRemoteMedia(request: ChatRequest, fetcher: GuardedFetcher): Promise<ChatRequest> {
-  if (!request.messages.some(hasRemoteMedia)) return request;
   const messages = await Promise.all(
     request.messages.map(async (message): Promise<ChatMessage> => {
-      if (!hasRemoteMedia(message) || !Array.isArray(message.content)) return message;
+      if (!messageHasRemoteMedia(message) || !Array.isArray(message.content)) return message;
       const content = await Promise.all(message.content.map((part) => inlinePart(part, fetcher, toAbortSignal(request.signal))));
       return { ...message, content };
     }),
@@ -21,7 +25,7 @@ export async function inlineRemoteMedia(request: ChatRequest, fetcher: GuardedFe
   return { ...request, messages };
 }
 
-function hasRemoteMedia(message: ChatMessage): boolean {
+function messageHasRemoteMedia(message: ChatMessage): boolean {
   return Array.isArray(message.content) && message.content.some((part) => part.type !== 'text' && /^https?:/i.test(part.url));
 }
 
