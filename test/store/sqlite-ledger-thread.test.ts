@@ -77,6 +77,19 @@ describe('SQLite: the usage ledger from its own thread, beside the main connecti
     assert.deepEqual((await ledgerRows()).filter((id) => id.startsWith('f-')), ['f-1', 'f-2']);
   });
 
+  it('crosses to its thread only the record’s ledger fields: a record carrying anything else still lands, with its units', async () => {
+    const ledger = new UsageRepository(database);
+    // A function cannot be copied between threads: sent as it is, this batch would fail on every try.
+    const carrying = { ...record('c-1'), units: { searches: 2 }, describe: () => 'not data' };
+    await ledger.insertMany([carrying, record('c-2')]);
+    await ledger.close();
+    const rows = await database.db.selectFrom('usage_records').select(['request_id', 'searches', 'pages']).where('request_id', 'like', 'c-%').orderBy('request_id').execute();
+    assert.deepEqual(rows, [
+      { request_id: 'c-1', searches: 2, pages: 0 },
+      { request_id: 'c-2', searches: 0, pages: 0 },
+    ]);
+  });
+
   it('a write transaction that reads first holds the write lock from its start, so another connection’s commit cannot come between', async () => {
     const insertOther = other.prepare("INSERT INTO files (id, owner_key_id, purpose, filename, bytes, created_at) VALUES (?, 'key-x', 'batch', 'a.txt', 1, 0)");
     // A deferred transaction (what Kysely opens): the other connection commits between its read and
