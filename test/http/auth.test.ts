@@ -28,6 +28,7 @@ describe('authentication matrix (platform-facts §5)', () => {
   const accepted: [string, () => string][] = [
     ['raw key with Bearer', () => `Bearer ${test.key}`],
     ['raw key without Bearer', () => test.key],
+    ['raw key after a lowercase bearer and extra spaces', () => `bearer   ${test.key}  `],
     ['Bearer JWT, exp in milliseconds (Python/Java)', () => `Bearer ${signPlatformJwt({ api_key: id, exp: now + 210_000, timestamp: now }, secret)}`],
     ['bare JWT, exp in seconds (TypeScript SDK)', () => signPlatformJwt({ api_key: id, exp: Math.floor(now / 1000) + 180, timestamp: now }, secret)],
     ['bare JWT, exp in milliseconds (old Python SDK)', () => signPlatformJwt({ api_key: id, exp: now + 210_000, timestamp: now }, secret)],
@@ -46,6 +47,8 @@ describe('authentication matrix (platform-facts §5)', () => {
     ['Bearer with nothing after it', () => 'Bearer ', '1001'],
     ['a malformed value', () => 'Bearer not-a-key', '1002'],
     ['a value with too many dots', () => 'Bearer a.b.c.d', '1002'],
+    ['a key with an empty secret', () => `Bearer ${id}.`, '1002'],
+    ['a key with an empty id', () => `Bearer .${secret}`, '1002'],
     ['Basic auth', () => 'Basic dXNlcjpwYXNz', '1002'],
     ['a key with a wrong secret', () => `Bearer ${id}.WrongSecret00000`, '1000'],
     ['an unknown key id', () => 'Bearer 0123456789abcdef0123456789abcdef.AAAAAAAAAAAAAAAA', '1000'],

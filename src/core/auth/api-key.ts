@@ -17,11 +17,9 @@ export function generateApiKey(): ApiKeyParts {
 
 /** Splits `<id>.<secret>`; undefined unless there is exactly one dot with text on both sides. */
 export function parseApiKey(text: string): ApiKeyParts | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 2) return undefined;
-  const [id, secret] = parts as [string, string];
-  if (id === '' || secret === '') return undefined;
-  return { id, secret };
+  const dot = text.indexOf('.');
+  if (dot <= 0 || dot === text.length - 1 || text.includes('.', dot + 1)) return undefined;
+  return { id: text.slice(0, dot), secret: text.slice(dot + 1) };
 }
 
 export function formatApiKey(key: ApiKeyParts): string {
@@ -38,9 +36,9 @@ export function secretMatches(secret: string, expectedHash: string): boolean {
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** Constant-time comparison of two secrets in clear. */
-export function sameSecret(given: string, known: string): boolean {
+/** Constant-time comparison of two secrets in clear (the known one may be given as its UTF-8 bytes). */
+export function sameSecret(given: string, known: string | Buffer): boolean {
   const left = Buffer.from(given, 'utf8');
-  const right = Buffer.from(known, 'utf8');
+  const right = typeof known === 'string' ? Buffer.from(known, 'utf8') : known;
   return left.length === right.length && timingSafeEqual(left, right);
 }
