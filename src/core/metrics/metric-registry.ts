@@ -19,6 +19,7 @@ abstract class Metric<Name extends string, Series> {
   readonly labelNames: readonly Name[];
   abstract readonly type: 'counter' | 'gauge' | 'histogram';
   protected readonly series = new Map<string, { readonly values: readonly string[]; state: Series }>();
+  #last: { readonly values: readonly string[]; state: Series } | undefined;
 
   constructor(options: MetricOptions<Name>) {
     assertMetricName(options.name);
@@ -33,13 +34,24 @@ abstract class Metric<Name extends string, Series> {
 
   /** The series of these labels, made on first use. Every request counts into a few: no array or closure per call. */
   protected entry(labels: Labels<Name>): { readonly values: readonly string[]; state: Series } {
+    // The series counted last is usually the one asked for again (one route, one model under load):
+    // its label values compared one by one cost less than building and hashing the joined key.
+    const last = this.#last;
+    if (last !== undefined && this.#sameValues(last.values, labels)) return last;
     const key = this.#seriesKey(labels);
     let found = this.series.get(key);
     if (found === undefined) {
       found = { values: this.labelNames.map((label) => labels[label]), state: this.initialState() };
       this.series.set(key, found);
     }
+    this.#last = found;
     return found;
+  }
+
+  #sameValues(values: readonly string[], labels: Labels<Name>): boolean {
+    const names = this.labelNames;
+    for (let index = 0; index < names.length; index += 1) if (values[index] !== labels[names[index] as Name]) return false;
+    return true;
   }
 
   /** One series' state, without creating it. */
