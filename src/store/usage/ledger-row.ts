@@ -5,7 +5,7 @@ import { timeOrderedId } from './time-ordered-id.ts';
 
 /** A usage record as the ledger's row: its id (time-ordered), its UTC day and every unit (absent is 0). */
 export function toLedgerRow(record: UsageRecord): UsageRecordTable {
-  const units = record.units ?? {};
+  const units = unitFields(record.units ?? {});
   return {
     id: timeOrderedId(record.createdAt),
     key_id: record.keyId,
@@ -16,12 +16,12 @@ export function toLedgerRow(record: UsageRecord): UsageRecordTable {
     prompt_tokens: record.promptTokens,
     completion_tokens: record.completionTokens,
     cached_tokens: record.cachedTokens,
-    pages: units.pages ?? 0,
-    audio_seconds: units.audioSeconds ?? 0,
-    images: units.images ?? 0,
-    videos: units.videos ?? 0,
-    searches: units.searches ?? 0,
-    urls_read: units.urlsRead ?? 0,
+    pages: units.pages,
+    audio_seconds: units.audioSeconds,
+    images: units.images,
+    videos: units.videos,
+    searches: units.searches,
+    urls_read: units.urlsRead,
     created_at: record.createdAt,
   };
 }
