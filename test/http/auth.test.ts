@@ -33,7 +33,6 @@ describe('authentication matrix (platform-facts §5)', () => {
     ['bare JWT, exp in seconds (TypeScript SDK)', () => signPlatformJwt({ api_key: id, exp: Math.floor(now / 1000) + 180, timestamp: now }, secret)],
     ['bare JWT, exp in milliseconds (old Python SDK)', () => signPlatformJwt({ api_key: id, exp: now + 210_000, timestamp: now }, secret)],
     ['bare JWT, exp in microseconds (Node SDK)', () => signPlatformJwt({ api_key: id, exp: now * 1000 + 180_000, timestamp: now * 1000 }, secret)],
-    ['JWT without exp', () => signPlatformJwt({ api_key: id }, secret)],
   ];
   for (const [name, header] of accepted) {
     it(`accepts ${name}`, async () => {

@@ -103,9 +103,10 @@ export class Authenticator {
     const key = usable(entry.key);
     entry.secret ??= this.#box.open(key.secretSealed);
     if (!jwtSignatureValid(jwt, entry.secret)) throw new ApiError('1004', 'The Authorization token signature does not verify.');
-    if (jwt.expiresAtMs !== undefined && jwt.expiresAtMs + this.#clockSkewMs < this.#now()) {
-      throw new ApiError('1003');
+    if (jwt.expiresAtMs === undefined) {
+      throw new ApiError('1002', 'The Authorization token is invalid: its exp claim must be a number (seconds, milliseconds or microseconds since the epoch).');
     }
+    if (jwt.expiresAtMs + this.#clockSkewMs < this.#now()) throw new ApiError('1003');
     return authenticated(key);
   }
 

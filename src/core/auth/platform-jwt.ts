@@ -3,7 +3,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** The parts of a platform JWT (platform-facts §5) before its signature is checked. */
 export interface DecodedJwt {
   readonly apiKeyId: string;
-  /** Expiry in milliseconds, whatever unit the client used; undefined when absent. */
+  /**
+   * Expiry in milliseconds, whatever unit the client used; undefined when `exp` is absent or is
+   * not a number in an accepted unit (every official client sends one, and a token without a
+   * readable expiry would be valid for ever).
+   */
   readonly expiresAtMs: number | undefined;
   readonly signingInput: string;
   readonly signature: Buffer;
@@ -22,7 +26,7 @@ export function decodePlatformJwt(token: string): DecodedJwt | undefined {
   const exp = payload['exp'];
   return {
     apiKeyId,
-    expiresAtMs: typeof exp === 'number' && Number.isFinite(exp) ? toMilliseconds(exp) : undefined,
+    expiresAtMs: typeof exp === 'number' && Number.isFinite(exp) && exp <= maxExp ? toMilliseconds(exp) : undefined,
     signingInput: `${headerText}.${payloadText}`,
     signature: Buffer.from(signatureText, 'base64url'),
   };
@@ -33,6 +37,9 @@ export function jwtSignatureValid(jwt: DecodedJwt, secret: string): boolean {
   const expected = createHmac('sha256', secret).update(jwt.signingInput).digest();
   return expected.length === jwt.signature.length && timingSafeEqual(expected, jwt.signature);
 }
+
+/** The largest `exp` read in any accepted unit: microseconds up to about the year 5100. */
+const maxExp = 1e17;
 
 /** Clients send `exp` in seconds, milliseconds or (the Node SDK) microseconds: decide by magnitude. */
 export function toMilliseconds(exp: number): number {
