@@ -41,7 +41,7 @@ describe('config file', () => {
   });
 
   const cases: [string, string, readonly string[]][] = [
-    ['an unknown backend', 'models:\n  glm-4.7: { backend: magic }', ['models.glm-4.7.backend', 'magic']],
+    ['an unknown backend', 'models:\n  glm-4.7: { backend: magic }', ['models.glm-4.7.backend', 'openai-compatible']],
     ['a misspelt option', 'models:\n  glm-4.7: { backend: zai, baseURL: "http://x" }', ['models.glm-4.7.baseURL']],
     ['a baseUrl that is not http', 'models:\n  glm-4.7: { backend: zai, baseUrl: "ftp://x" }', ['models.glm-4.7.baseUrl']],
     ['a missing backend', 'models:\n  glm-4.7: { baseUrl: "http://x" }', ['models.glm-4.7', 'backend']],

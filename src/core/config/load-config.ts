@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Value, type ValueError } from '@sinclair/typebox/value';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLError } from 'yaml';
 import { ConfigError } from './config-error.ts';
-import { PlatformConfigSchema, type PlatformConfig } from './config.schema.ts';
+import { PlatformConfigSchema, type ModelEntry, type PlatformConfig } from './config.schema.ts';
 
 /** Reads, interpolates and validates the YAML config file; throws ConfigError naming the bad key. */
 export function loadConfigFile(path: string, environment: NodeJS.ProcessEnv = process.env): PlatformConfig {
@@ -20,14 +20,16 @@ export function parseConfigText(text: string, source: string, environment: NodeJ
   try {
     document = parseYaml(text) ?? {};
   } catch (error) {
-    throw new ConfigError(`${source}: not valid YAML (${(error as Error).message})`);
+    throw new ConfigError(`${source}: not valid YAML (${describeYamlError(error)})`);
   }
   const interpolated = interpolate(document, '', source, environment);
   const firstError = Value.Errors(PlatformConfigSchema, interpolated).First();
   if (firstError) {
-    throw new ConfigError(`${source}: ${describeKey(firstError.path, firstError.value)}: ${describeRule(firstError)}`);
+    throw new ConfigError(`${source}: key '${describeKey(firstError.path)}': ${describeRule(firstError)}`);
   }
-  return interpolated as PlatformConfig;
+  const config = interpolated as PlatformConfig;
+  // Model names are looked up with the caller's `model` field: 'constructor' must find nothing.
+  return config.models === undefined ? config : { ...config, models: Object.assign(Object.create(null) as Record<string, ModelEntry>, config.models) };
 }
 
 /** `${NAME}` in a string value is replaced by the environment variable; a missing one is an error. */
@@ -63,13 +65,24 @@ function describeRule(error: ValueError): string {
   return choices.length > 0 ? `must be one of ${choices.join(', ')}` : error.message;
 }
 
-/** Turns a JSON pointer (`/models/glm-4.7/baseUrl`) into the YAML key path `models.glm-4.7.baseUrl`. */
-function describeKey(pointer: string, value: unknown): string {
+/**
+ * Turns a JSON pointer (`/models/glm-4.7/baseUrl`) into the YAML key path `models.glm-4.7.baseUrl`.
+ * The value is never shown: a misspelled `apiKey` holds a secret, and these messages reach logs.
+ */
+function describeKey(pointer: string): string {
   const key = pointer
     .split('/')
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
     .join('.');
-  const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
-  return `key '${key || '(root)'}'${shown}`;
+  return key || '(root)';
+}
+
+/** The YAML parser's message quotes the offending source lines, which may hold secrets: only where and what. */
+function describeYamlError(error: unknown): string {
+  if (error instanceof YAMLError) {
+    const position = error.linePos?.[0];
+    return position === undefined ? error.code : `${error.code} at line ${position.line}, column ${position.col}`;
+  }
+  return 'unreadable';
 }

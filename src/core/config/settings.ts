@@ -55,7 +55,7 @@ export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlag
   const portText = flags.port ?? environment['PORT'] ?? '8080';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT: '${portText}' is not a port number (0-65535)`);
+    throw new ConfigError('PORT: is not a port number (0-65535)');
   }
   const bootstrapKey = nonEmpty(environment['MODEL_PLATFORM_BOOTSTRAP_KEY']);
   if (bootstrapKey !== undefined && bootstrapKey.split('.').length !== 2) {
@@ -93,7 +93,7 @@ function readInteger(environment: NodeJS.ProcessEnv, name: string, fallback: num
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw new ConfigError(`${name}: '${text}' is not a whole number from ${min} to ${max}`);
+    throw new ConfigError(`${name}: is not a whole number from ${min} to ${max}`);
   }
   return value;
 }
@@ -101,7 +101,7 @@ function readInteger(environment: NodeJS.ProcessEnv, name: string, fallback: num
 function readPublicUrl(environment: NodeJS.ProcessEnv): string | undefined {
   const text = nonEmpty(environment['MODEL_PLATFORM_PUBLIC_URL']);
   if (text === undefined) return undefined;
-  if (!isHttpUrl(text)) throw new ConfigError(`MODEL_PLATFORM_PUBLIC_URL: '${text}' is not an http(s) URL`);
+  if (!isHttpUrl(text)) throw new ConfigError('MODEL_PLATFORM_PUBLIC_URL: is not an http(s) URL');
   // Kept with its path (a proxy may serve the platform under one), without the trailing slash.
   return text.replace(/\/+$/, '');
 }
@@ -119,7 +119,7 @@ function readS3Settings(environment: NodeJS.ProcessEnv): S3Settings | undefined 
     return undefined;
   }
   for (const [name, value] of [['S3_ENDPOINT', endpoint], ['S3_PUBLIC_ENDPOINT', publicEndpoint]] as const) {
-    if (value !== undefined && !isHttpUrl(value)) throw new ConfigError(`${name}: '${value}' is not an http(s) URL`);
+    if (value !== undefined && !isHttpUrl(value)) throw new ConfigError(`${name}: is not an http(s) URL`);
   }
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
     throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither');

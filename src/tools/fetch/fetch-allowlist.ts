@@ -14,10 +14,10 @@ export class FetchAllowlist {
   readonly #suffixes: string[] = [];
 
   constructor(entries: readonly string[] = []) {
-    for (const entry of entries) {
+    for (const [index, entry] of entries.entries()) {
       const value = entry.trim().toLowerCase();
       if (value.includes('/')) {
-        if (!ipaddr.isValidCIDR(value)) throw new ConfigError(`fetch.allow: '${entry}' is not a valid CIDR`);
+        if (!ipaddr.isValidCIDR(value)) throw new ConfigError(`fetch.allow[${index}]: is not a valid CIDR`);
         this.#ranges.push(ipaddr.parseCIDR(value));
       } else if (ipaddr.isValid(stripBrackets(value))) {
         const address = ipaddr.parse(stripBrackets(value));
