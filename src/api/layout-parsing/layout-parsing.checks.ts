@@ -22,7 +22,7 @@ export function checkLayoutParsingRequest(body: LayoutParsingRequest): void {
  * platform's own examples send GLM-OCR, platform-facts §1.3).
  */
 export function layoutModelName(model: string, catalog: Readonly<Record<string, ModelEntry>> = {}): string {
-  if (catalog[model] !== undefined) return model;
+  if (Object.hasOwn(catalog, model)) return model;
   const lowerCase = model.toLowerCase();
   return platformModels.layout.includes(lowerCase) ? lowerCase : model;
 }

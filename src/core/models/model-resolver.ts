@@ -17,10 +17,11 @@ const exampleBackend: Record<Capability, string> = {
 
 /** Maps a request's model name onto the catalog entry that serves it. */
 export class ModelResolver {
-  readonly #catalog: Readonly<Record<string, ModelEntry>>;
+  /** A Map: the name looked up is the caller's `model` field, and must never reach a prototype. */
+  readonly #catalog: ReadonlyMap<string, ModelEntry>;
 
   constructor(catalog: Readonly<Record<string, ModelEntry>>) {
-    this.#catalog = catalog;
+    this.#catalog = new Map(Object.entries(catalog));
   }
 
   /**
@@ -28,7 +29,7 @@ export class ModelResolver {
    * platform name with no engine configured is 1221, with the config line to add.
    */
   resolve(model: string, capability: Capability): ModelEntry {
-    const entry = this.#catalog[model];
+    const entry = this.#catalog.get(model);
     if (entry !== undefined) return entry;
     if (!platformModels[capability].includes(model)) {
       const known = platformModels[capability];
