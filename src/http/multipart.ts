@@ -3,8 +3,9 @@ import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastif
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ApiError, invalidField } from '../core/errors/api-error.ts';
+import { quoteClientValue } from '../core/errors/quote-client-value.ts';
 import { createAjv, type Ajv } from '../core/json-schema/create-ajv.ts';
-import { adoptRequestId } from './request-hooks.ts';
+import { adoptClientIds } from './request-hooks.ts';
 import { violationToApiError } from './validation-error.ts';
 
 export const multipartContentType = 'multipart/form-data';
@@ -100,7 +101,8 @@ export const coercingValidatorCompiler: FastifySchemaCompiler<unknown> = ({ sche
  * validation coerces ("true" → true, "5" → 5). A field sent more than once becomes an array;
  * `name[]` collects into the array `name` and `name[key]` into the object `name` (the Python SDK
  * encodes lists and dicts that way, platform-facts §1.4); a single value for an array field that
- * holds a JSON array is parsed. File parts under other names are read and dropped. Failures are
+ * holds a JSON array is parsed. The values are kept in null-prototype objects, and names that use
+ * `__proto__`, `constructor` or `prototype` are refused (1210). File parts under other names are read and dropped. Failures are
  * 1213/1214 naming the field, after the whole body has been read, so the client sees the answer
  * rather than a broken pipe; nothing received is kept.
  */
@@ -115,7 +117,8 @@ export async function readMultipartForm<Schema extends TObject, Content>(
   // Bounds the text held in memory: one field at its largest plus room for the small ones.
   const maxTextBytes = maxFieldBytes + defaultMaxFieldBytes;
   let textBytes = 0;
-  const raw: Record<string, unknown> = {};
+  // Field names are the caller's: they become keys of null-prototype objects only (formFields).
+  const raw = formFields();
   let file: ReceivedFile<Content> | undefined;
   let firstError: ApiError | undefined;
   const fail = (error: ApiError) => {
@@ -128,6 +131,9 @@ export async function readMultipartForm<Schema extends TObject, Content>(
     });
     for await (const part of parts) {
       if (part.type === 'file') {
+        // A body that ends or breaks inside the part fails the part's stream: the form is then
+        // malformed (1210), whatever the reader of the stream made of it.
+        part.file.on('error', (error) => fail(multipartError(error)));
         const wanted = part.fieldname === options.fileField && file === undefined && firstError === undefined;
         if (!wanted) {
           if (part.fieldname === options.fileField && file !== undefined) fail(invalidField(options.fileField, 'must be sent only once'));
@@ -149,7 +155,9 @@ export async function readMultipartForm<Schema extends TObject, Content>(
           fail(invalidField(fieldName(part.fieldname), `must be at most ${maxFieldBytes} bytes`));
         } else {
           textBytes += typeof part.value === 'string' ? part.value.length : JSON.stringify(part.value).length;
+          const refused = reservedNamePart(part.fieldname);
           if (textBytes > maxTextBytes) fail(new ApiError('1210', `The form's text fields exceed ${maxTextBytes} bytes in all.`));
+          else if (refused !== undefined) fail(new ApiError('1210', `The form field '${part.fieldname}' uses the reserved name '${refused}'.`));
           else addField(raw, part.fieldname, part.value);
         }
       }
@@ -163,7 +171,7 @@ export async function readMultipartForm<Schema extends TObject, Content>(
   const validate = compileCoercing(schema);
   if (!validate(raw)) throw violationToApiError(validate.errors ?? []);
   const fields = raw as Static<Schema>;
-  adoptRequestId(request, reply, isRecord(raw) ? raw['request_id'] : undefined);
+  adoptClientIds(request, reply, raw, schema);
   return { fields, file };
 }
 
@@ -172,7 +180,7 @@ function isMultipartContentType(contentType: string | undefined): boolean {
 }
 
 function notMultipart(contentType: string | undefined): ApiError {
-  const sent = contentType === undefined ? 'no Content-Type' : `Content-Type '${contentType}'`;
+  const sent = contentType === undefined ? 'no Content-Type' : `Content-Type '${quoteClientValue(contentType)}'`;
   return new ApiError('1210', `This endpoint takes a ${multipartContentType} body, not ${sent}.`);
 }
 
@@ -197,7 +205,28 @@ function fieldName(name: string): string {
   return bracketedName.exec(name)?.[1] ?? name;
 }
 
-function addField(raw: Record<string, unknown>, name: string, value: unknown): void {
+/**
+ * Names that address an object's prototype rather than a field. None is a field of any form; on a
+ * plain object `__proto__[x]` would write `x` into every object of the process, so they are
+ * refused (1210) wherever they appear in a name, even though the containers have no prototype.
+ */
+const reservedNames: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The reserved name a field's name uses (`__proto__`, `a[constructor]`, `prototype[]`), if any. */
+function reservedNamePart(name: string): string | undefined {
+  const match = bracketedName.exec(name);
+  const parts = match === null ? [name] : [match[1] ?? '', match[2] ?? ''];
+  return parts.find((part) => reservedNames.has(part));
+}
+
+/** The form's values by field name: a null-prototype object, so no name can reach a prototype. */
+type FormFields = Record<string, unknown>;
+
+function formFields(): FormFields {
+  return Object.create(null) as FormFields;
+}
+
+function addField(raw: FormFields, name: string, value: unknown): void {
   const match = bracketedName.exec(name);
   if (match === null) {
     appendValue(raw, name, value, false);
@@ -208,23 +237,24 @@ function addField(raw: Record<string, unknown>, name: string, value: unknown): v
     appendValue(raw, base, value, true);
     return;
   }
-  const existing = raw[base];
-  const container = isRecord(existing) ? existing : {};
+  const existing = Object.hasOwn(raw, base) ? raw[base] : undefined;
+  const container = isRecord(existing) ? existing : formFields();
   raw[base] = container;
   appendValue(container, key, value, false);
 }
 
-function appendValue(target: Record<string, unknown>, key: string, value: unknown, alwaysArray: boolean): void {
-  const existing = target[key];
+function appendValue(target: FormFields, key: string, value: unknown, alwaysArray: boolean): void {
+  const existing = Object.hasOwn(target, key) ? target[key] : undefined;
   if (existing === undefined) target[key] = alwaysArray ? [value] : value;
   else if (Array.isArray(existing)) existing.push(value);
   else target[key] = [existing, value];
 }
 
 /** A lone value for an array field may be the whole list as JSON (`hotwords='["a","b"]'`). */
-function parseJsonArrays(schema: TObject, raw: Record<string, unknown>): void {
+function parseJsonArrays(schema: TObject, raw: FormFields): void {
   for (const [key, value] of Object.entries(raw)) {
-    if (typeof value !== 'string' || schema.properties[key]?.['type'] !== 'array' || !value.trimStart().startsWith('[')) continue;
+    const property = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
+    if (typeof value !== 'string' || property?.['type'] !== 'array' || !value.trimStart().startsWith('[')) continue;
     try {
       const parsed: unknown = JSON.parse(value);
       if (Array.isArray(parsed)) raw[key] = parsed;

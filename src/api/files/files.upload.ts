@@ -46,10 +46,16 @@ export async function receiveUpload(request: FastifyRequest, reply: FastifyReply
  * The part's bytes, failing when the multipart parser cuts the part at the limit: the parser
  * only ends the stream and flags it `truncated` (its 'limit' event), and a plain end would let the
  * store keep the first 100 MB as if they were the whole file. A broken upload (the client went
- * away) fails it too, since `pipe` passes on the end of a stream but not its failure.
+ * away, or the body ended before the part did) fails it too, since `pipe` passes on the end of a
+ * stream but not its failure. `pipeline` would, but it would also destroy the parser's stream,
+ * and the parser waits for that stream's end before it reads the next part.
  */
 function abortedAtLimit(stream: Readable): PassThrough {
   const content = new PassThrough();
+  // The store learns of a failure from its own read of `content`; the error may come after the
+  // store has stopped reading (it failed first, or the body broke as it finished), and an 'error'
+  // event nobody listens to would end the process. The caller learns of it from the parser (1210).
+  content.on('error', () => undefined);
   stream.once('limit', () => content.destroy(new Error('the file part passed the size limit')));
   finished(stream, (error) => {
     if (error !== undefined && error !== null) content.destroy(error);
