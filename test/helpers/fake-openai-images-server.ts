@@ -13,6 +13,8 @@ export type ImagesReply =
   | { readonly kind: 'url'; readonly images: readonly Uint8Array[] }
   /** data[].url exactly as given (another host). */
   | { readonly kind: 'foreign-url'; readonly urls: readonly string[] }
+  /** data[].url on this server, which answers it with a 302 to `location`. */
+  | { readonly kind: 'redirect-url'; readonly location: string }
   | { readonly kind: 'error'; readonly status: number; readonly message: string; readonly code?: string; readonly param?: string }
   /** Headers never come. */
   | { readonly kind: 'hang' };
@@ -38,6 +40,7 @@ export async function startFakeOpenAiImagesServer(): Promise<FakeOpenAiImagesSer
   const requests: ImagesRequest[] = [];
   const downloads: string[] = [];
   const files = new Map<string, Uint8Array>();
+  const redirects = new Map<string, string>();
   let replies: ImagesReply[] = [];
   let origin = '';
   let fileCounter = 0;
@@ -52,6 +55,12 @@ export async function startFakeOpenAiImagesServer(): Promise<FakeOpenAiImagesSer
     const path = message.url ?? '/';
     if (message.method === 'GET' && path.startsWith('/files/')) {
       downloads.push(path);
+      const location = redirects.get(path);
+      if (location !== undefined) {
+        response.writeHead(302, { location });
+        response.end();
+        return;
+      }
       const bytes = files.get(path);
       if (bytes === undefined) return sendJson(response, 404, { error: { message: 'no such file' } });
       response.writeHead(200, { 'content-type': 'image/png', 'content-length': bytes.length });
@@ -80,6 +89,12 @@ export async function startFakeOpenAiImagesServer(): Promise<FakeOpenAiImagesSer
         });
       case 'foreign-url':
         return sendJson(response, 200, { created, data: reply.urls.map((url) => ({ url })) });
+      case 'redirect-url': {
+        fileCounter += 1;
+        const filePath = `/files/redirect-${fileCounter}.png`;
+        redirects.set(filePath, reply.location);
+        return sendJson(response, 200, { created, data: [{ url: `${origin}${filePath}` }] });
+      }
       case 'error':
         return sendJson(response, reply.status, {
           error: { message: reply.message, type: 'invalid_request_error', param: reply.param ?? null, code: reply.code ?? null },

@@ -1,4 +1,5 @@
 import { invalidField, missingField } from '../../core/errors/api-error.ts';
+import { checkInputAudio, checkMediaUrl } from './media-url.checks.ts';
 import type { ChatMessage } from './message.schema.ts';
 import type { ChatTool } from './tool.schema.ts';
 
@@ -18,7 +19,13 @@ export function checkMessages(messages: readonly Pick<ChatMessage, 'role' | 'con
     if (Array.isArray(message.content)) {
       message.content.forEach((part, partIndex) => {
         const field = part.type;
-        if (part[field] === undefined) throw missingField(`messages[${index}].content[${partIndex}].${field}`);
+        const path = `messages[${index}].content[${partIndex}].${field}`;
+        if (part[field] === undefined) throw missingField(path);
+        if (part.type === 'input_audio') {
+          if (part.input_audio !== undefined) checkInputAudio(part.input_audio, path);
+        } else if (part.type !== 'text') {
+          checkMediaUrl(part[part.type]?.url ?? '', `${path}.url`);
+        }
       });
     }
   });

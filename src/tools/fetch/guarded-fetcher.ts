@@ -12,6 +12,7 @@ import {
   unreachable,
   unsupportedScheme,
 } from './fetch-errors.ts';
+import { readHttpUrl } from './http-url.ts';
 import { BlockedAddressError, type SsrfGuard } from './ssrf-guard.ts';
 
 export interface FetchOptions {
@@ -48,6 +49,12 @@ export interface GuardedFetcherOptions {
   readonly maxBytes: number;
   readonly userAgent: string;
   readonly maxRedirects?: number;
+  /**
+   * One origin (scheme, host and port) the guard does not judge: an engine the operator
+   * configured, which may sit on a private address. Only a hop to exactly this origin skips the
+   * address policy; any other hop, a redirect from this origin included, is guarded as usual.
+   */
+  readonly trustedOrigin?: string;
 }
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
@@ -63,11 +70,16 @@ export class GuardedFetcher {
   readonly guard: SsrfGuard;
   readonly #options: GuardedFetcherOptions;
   readonly #dispatcher: Agent;
+  /** Connections to the trusted origin only (its own pool, so no guarded host can reuse them). */
+  readonly #trustedDispatcher: Agent | undefined;
+  readonly #trustedOrigin: string | undefined;
 
   constructor(options: GuardedFetcherOptions) {
     this.guard = options.guard;
     this.#options = options;
     this.#dispatcher = new Agent({ connect: { lookup: options.guard.lookup }, keepAliveTimeout: 4_000 });
+    this.#trustedOrigin = options.trustedOrigin === undefined ? undefined : new URL(options.trustedOrigin).origin;
+    this.#trustedDispatcher = this.#trustedOrigin === undefined ? undefined : new Agent({ keepAliveTimeout: 4_000 });
   }
 
   async fetch(url: string, options: FetchOptions): Promise<FetchedResource> {
@@ -84,13 +96,15 @@ export class GuardedFetcher {
     let current: URL | undefined;
     let start: URL | undefined;
     try {
-      start = new URL(url);
+      const reading = readHttpUrl(url);
+      if (reading.url === undefined) throw new ApiError('1214', `Invalid parameter 'url': ${shortened(url)} ${reading.problem}.`);
+      start = reading.url;
       current = start;
       return await this.#follow(url, start, options, controller.signal, (next) => (current = next));
     } catch (error) {
       if (options.signal?.aborted === true) throw options.signal.reason;
       if (timedOut) throw fetchTimedOut(url, options.timeoutMs);
-      if (start === undefined) throw new ApiError('1214', `Invalid parameter 'url': ${url} is not a valid URL.`);
+      if (start === undefined) throw error;
       throw this.#explain(error, url, current === start ? undefined : current);
     } finally {
       clearTimeout(timer);
@@ -98,8 +112,8 @@ export class GuardedFetcher {
     }
   }
 
-  close(): Promise<void> {
-    return this.#dispatcher.close();
+  async close(): Promise<void> {
+    await Promise.all([this.#dispatcher.close(), this.#trustedDispatcher?.close()]);
   }
 
   async #follow(
@@ -119,9 +133,11 @@ export class GuardedFetcher {
       if (current.protocol !== 'http:' && current.protocol !== 'https:') {
         throw unsupportedScheme(requested, redirects === 0 ? undefined : current.href);
       }
-      this.guard.checkHost(current.hostname);
+      // Each hop is judged on its own: a redirect from the trusted origin to another port of the same host is guarded.
+      const trusted = this.#trustedDispatcher !== undefined && current.origin === this.#trustedOrigin;
+      if (!trusted) this.guard.checkHost(current.hostname);
       const response = await request(current, {
-        dispatcher: this.#dispatcher,
+        dispatcher: trusted ? this.#trustedDispatcher : this.#dispatcher,
         method: method as 'GET',
         headers: { ...this.#defaultHeaders(), ...extraHeaders },
         ...(body === undefined ? {} : { body }),
@@ -193,8 +209,14 @@ export class GuardedFetcher {
   }
 }
 
+/** The caller's text, cut short when long. */
+function shortened(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const headers: Record<string, string> = {};
+  // The names are the remote server's: kept on a null-prototype object, read as own properties only.
+  const headers = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(raw)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }

@@ -18,32 +18,28 @@ export interface DownloadedMedia {
 
 /**
  * Downloads the media an engine answered with as a URL (an OpenAI-compatible `url`, the upstream
- * platform's result URLs). A URL on the engine's own origin is the engine serving its output and
- * is fetched even on a private address (the operator configured that engine); any other URL is an
- * address the engine chose, so it goes through the SSRF guard and must be public, exactly like a
- * URL a client sends.
+ * platform's result URLs). A URL on the engine's own origin (the scheme, host and port of its
+ * baseUrl) is the engine serving its output and is fetched even on a private address (the
+ * operator configured that engine); any other URL, another port of the engine's host included, is
+ * an address the engine chose, so it goes through the SSRF guard and must be public, exactly like
+ * a URL a client sends (the upstream platform's CDN links are such URLs). Redirects are followed
+ * by the fetcher hop by hop, each judged by the same rule.
  */
 export class EngineMediaDownload {
   readonly #modelName: string;
-  readonly #engineOrigin: string;
-  readonly #engineFetcher: GuardedFetcher;
-  readonly #publicFetcher: GuardedFetcher;
+  readonly #fetcher: GuardedFetcher;
 
   constructor(modelName: string, engineBaseUrl: string) {
-    const engineUrl = new URL(engineBaseUrl);
     this.#modelName = modelName;
-    this.#engineOrigin = engineUrl.origin;
-    this.#engineFetcher = new GuardedFetcher({ guard: new SsrfGuard({ allow: [engineUrl.hostname] }), maxBytes: maxEngineVideoBytes, userAgent });
-    this.#publicFetcher = new GuardedFetcher({ guard: new SsrfGuard(), maxBytes: maxEngineVideoBytes, userAgent });
+    this.#fetcher = new GuardedFetcher({ guard: new SsrfGuard(), maxBytes: maxEngineVideoBytes, userAgent, trustedOrigin: new URL(engineBaseUrl).origin });
   }
 
   async download(url: string, maxBytes: number, signal: AbortSignal): Promise<DownloadedMedia> {
     const said = `The engine of model '${this.#modelName}' answered with the media URL ${url}`;
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new ApiError('500', `${said}, which is not an http(s) URL.`);
-    const fetcher = new URL(url).origin === this.#engineOrigin ? this.#engineFetcher : this.#publicFetcher;
     let fetched;
     try {
-      fetched = await fetcher.fetch(url, { timeoutMs: downloadTimeoutMs, signal, maxBytes, headers: { accept: '*/*' } });
+      fetched = await this.#fetcher.fetch(url, { timeoutMs: downloadTimeoutMs, signal, maxBytes, headers: { accept: '*/*' } });
     } catch (error) {
       if (signal.aborted || !(error instanceof ApiError)) throw error;
       const detail = error.message.replace(/^Invalid parameter 'url': /, '');
@@ -54,6 +50,6 @@ export class EngineMediaDownload {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#engineFetcher.close(), this.#publicFetcher.close()]);
+    await this.#fetcher.close();
   }
 }
