@@ -1,5 +1,6 @@
 import { readSettings } from '../core/config/settings.ts';
 import { buildApp } from '../http/build-app.ts';
+import { serverLimitsFromSettings } from '../http/server-limits.ts';
 import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
 import { openPlatform } from '../platform/open-platform.ts';
 import { keepHeapSteady } from '../platform/steady-heap.ts';
@@ -18,7 +19,7 @@ export async function runServe(flags: ServeFlags): Promise<number> {
   const platform = await openPlatform(settings, process.env);
   await ensureInitialKey(platform, (line) => console.log(line));
   if (flags['no-workers'] !== true) platform.startWorkers();
-  const app = await buildApp({ ...platform, logger: { level: process.env['LOG_LEVEL'] ?? 'info' } });
+  const app = await buildApp({ ...platform, logger: { level: process.env['LOG_LEVEL'] ?? 'info' } }, serverLimitsFromSettings(settings));
   await app.listen({ port: settings.port, host: settings.host });
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {

@@ -4,6 +4,7 @@ import { registerApiRoutes } from '../api/register-api-routes.ts';
 import { routeAdmissions } from '../api/route-admission.ts';
 import { installAdmission } from './admission-hooks.ts';
 import type { App, AppDependencies } from './app-types.ts';
+import { handleClientError } from './client-error-handler.ts';
 import { handleError, handleFrameworkError } from './error-handler.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMetricsRoute } from './metrics.route.ts';
@@ -14,14 +15,21 @@ import { installResponseEnd } from './response-end.ts';
 import { generateRequestId } from './request-id.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
+import { defaultServerLimits, installServerLimits, serverOptions, type ServerLimits } from './server-limits.ts';
 import { watchShutdown } from './shutdown.ts';
 
 /** Default JSON body limit; endpoints that take base64 media raise their own. */
 const defaultBodyLimit = 8 * 1024 * 1024;
 
-/** The whole HTTP API as a Fastify app; nothing listens until the caller says so. */
-export async function buildApp(deps: AppDependencies): Promise<App> {
+/**
+ * The whole HTTP API as a Fastify app; nothing listens until the caller says so. `limits` are the
+ * server's timeouts and per-address cap against slow clients (`serve` reads them from settings).
+ */
+export async function buildApp(deps: AppDependencies, limits: ServerLimits = defaultServerLimits): Promise<App> {
   const app = Fastify({
+    ...serverOptions(limits),
+    // What the HTTP parser refuses, and requests not received in time, are answered in the platform's body too.
+    clientErrorHandler: handleClientError,
     logger:
       deps.logger === false
         ? false
@@ -33,12 +41,17 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     return503OnClosing: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: defaultBodyLimit,
+    // JSON bodies holding "__proto__" or "constructor": {"prototype": …} at any depth are refused
+    // (1210), not parsed. Fastify's defaults, stated here because the handlers rely on them.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
     routerOptions: { ignoreTrailingSlash: true },
     ajv: {
       // Types are checked as sent: "1" is not a number. Defaults are applied in code, not by Ajv.
       customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  installServerLimits(app.server, limits);
 
   // Bodies are JSON (or multipart where a route says so); plain text is not an accepted body.
   app.removeContentTypeParser('text/plain');

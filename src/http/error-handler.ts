@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors/api-error.ts';
+import { quoteClientValue } from '../core/errors/quote-client-value.ts';
 import { identify } from './request-hooks.ts';
 import { violationToApiError } from './validation-error.ts';
 
@@ -31,14 +32,20 @@ function toApiError(error: FastifyError | ApiError | Error, request: FastifyRequ
     return violationToApiError(fastifyError.validation);
   }
   const code = fastifyError.code ?? '';
-  if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiError('1210', `The URL is not valid: ${error.message}.`);
+  if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH') return new ApiError('1210', `The URL is not valid: ${quoteUrlPart(error.message)}.`);
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError('1210', 'The request body is too large for this endpoint.');
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new ApiError('1210', `Unsupported Content-Type '${request.headers['content-type'] ?? ''}'.`);
+    return new ApiError('1210', `Unsupported Content-Type '${quoteClientValue(request.headers['content-type'] ?? '')}'.`);
   }
   if (code.startsWith('FST_ERR_CTP_') || fastifyError.statusCode === 400) {
     return new ApiError('1210', `The request body could not be parsed: ${error.message}`);
   }
   request.log.error({ err: error }, 'unhandled error');
   return new ApiError('500');
+}
+
+/** Fastify's "'<part of the URL>' is not a valid url component", with the quoted part cut short. */
+function quoteUrlPart(message: string): string {
+  const match = /^'([\s\S]*)' (is [^']*)$/.exec(message);
+  return match === null ? quoteClientValue(message, 200) : `'${quoteClientValue(match[1])}' ${match[2] ?? ''}`;
 }

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../core/auth/authenticator.ts';
+import { ApiError } from '../core/errors/api-error.ts';
+import { clientIdsError, requestIdRule } from './client-ids.ts';
 import { dropNullOptionals } from './drop-null-optionals.ts';
 import { rebind } from './request-logger.ts';
 import { routeOf } from './route-of.ts';
@@ -16,6 +18,11 @@ export function identifyAndAuthenticate(authenticator: Authenticator, shutdown: 
     identify(request, reply, request.id);
     if (shutdown.closing) {
       done(shuttingDown());
+      return;
+    }
+    // HTTP/1.1 requires Host; Node's own refusal (requireHostHeader) would answer 400 with no body at all.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new ApiError('1210', 'The request is not valid HTTP/1.1: it has no Host header.'));
       return;
     }
     if (request.is404 || routeOf(request).config.public === true) {
@@ -42,24 +49,53 @@ export function identifyAndAuthenticate(authenticator: Authenticator, shutdown: 
 /**
  * preValidation: JSON `null` in a declared field means "absent" (platform-facts §8), and a
  * well-formed client request_id wins over the generated one, in logs and responses, including
- * the error response when the body is then refused.
+ * the error response when the body is then refused. A request_id or user_id that breaks its rule
+ * (client-ids.ts) is refused with 1214 here, before the body's other checks and any engine call,
+ * on the routes whose body declares it (elsewhere it is an unknown field, ignored).
  */
-export function prepareBody(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+export function prepareBody(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
   const body = request.body;
   if (body !== null && typeof body === 'object') {
-    const bodySchema = routeOf(request).schema?.body;
+    const bodySchema = routeOf(request).schema?.body as BodySchema | undefined;
     if (bodySchema !== undefined) dropNullOptionals(bodySchema as Parameters<typeof dropNullOptionals>[0], body);
+    const error = clientIdsError(body, declaredClientIds(bodySchema));
+    if (error !== undefined) {
+      done(error);
+      return;
+    }
     adoptRequestId(request, reply, (body as { request_id?: unknown }).request_id);
   }
   done();
 }
 
-/** Makes a client's request_id (6-64 characters) the request's id; otherwise keeps the generated one. */
+/**
+ * The multipart counterpart of prepareBody, for a form already read and validated against
+ * `schema`: 1214 for a request_id or user_id (where the form declares it) that breaks its rule,
+ * else the client's request_id is adopted.
+ */
+export function adoptClientIds(request: FastifyRequest, reply: FastifyReply, fields: unknown, schema: BodySchema): void {
+  const error = clientIdsError(fields, declaredClientIds(schema));
+  if (error !== undefined) throw error;
+  adoptRequestId(request, reply, (fields as { request_id?: unknown } | null)?.request_id);
+}
+
+/**
+ * Makes a client's request_id the request's id when it keeps the rule (6-64 characters, a safe
+ * set: it becomes a response header); otherwise keeps the generated one.
+ */
 export function adoptRequestId(request: FastifyRequest, reply: FastifyReply, clientId: unknown): void {
-  if (typeof clientId !== 'string' || clientId.length < 6 || clientId.length > 64) return;
+  if (typeof clientId !== 'string' || !requestIdRule.test(clientId)) return;
   identify(request, reply, clientId);
   // The generated id is the log's request_id already; a client's id takes its place.
   request.log = rebind(request.log, { request_id: clientId });
+}
+
+interface BodySchema {
+  readonly properties?: Readonly<Record<string, unknown>>;
+}
+
+function declaredClientIds(schema: BodySchema | undefined): ('request_id' | 'user_id')[] {
+  return (['request_id', 'user_id'] as const).filter((name) => schema?.properties?.[name] !== undefined);
 }
 
 /** Every response says which request it answers: the header is set before anything can answer. */

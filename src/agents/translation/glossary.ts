@@ -1,4 +1,5 @@
 import { invalidField } from '../../core/errors/api-error.ts';
+import { quoteClientValue } from '../../core/errors/quote-client-value.ts';
 import type { FileStore } from '../../core/files/file-store.ts';
 
 /** One glossary entry: the source term and the translation that must be used for it. */
@@ -16,7 +17,7 @@ const field = 'custom_variables.glossary';
 /** Loads and parses the key's glossary file; another key's file, or none, is an invalid parameter. */
 export async function loadGlossary(files: FileStore, ownerKeyId: string, fileId: string): Promise<readonly GlossaryTerm[]> {
   const bytes = await files.read(ownerKeyId, fileId);
-  if (bytes === undefined) throw invalidField(field, `no uploaded file '${fileId}' exists for this API key (upload the glossary with POST /paas/v4/files)`);
+  if (bytes === undefined) throw invalidField(field, `no uploaded file '${quoteClientValue(fileId)}' exists for this API key (upload the glossary with POST /paas/v4/files)`);
   return parseGlossary(bytes);
 }
 

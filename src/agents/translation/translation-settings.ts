@@ -1,4 +1,5 @@
 import { invalidField } from '../../core/errors/api-error.ts';
+import { quoteClientValue } from '../../core/errors/quote-client-value.ts';
 import type { AgentMessage } from '../agent.ts';
 import {
   isSourceLanguage,
@@ -30,9 +31,9 @@ export interface TranslationSettings {
  */
 export function readTranslationSettings(variables: Readonly<Record<string, unknown>>): TranslationSettings {
   const sourceLang = variables['source_lang'] ?? 'auto';
-  if (!isSourceLanguage(sourceLang)) throw invalidField('custom_variables.source_lang', `'${String(sourceLang)}' is not a supported source language code`);
+  if (!isSourceLanguage(sourceLang)) throw invalidField('custom_variables.source_lang', `'${quoteClientValue(sourceLang)}' is not a supported source language code`);
   const targetLang = variables['target_lang'] ?? 'zh-CN';
-  if (!isTargetLanguage(targetLang)) throw invalidField('custom_variables.target_lang', `'${String(targetLang)}' is not a supported target language code`);
+  if (!isTargetLanguage(targetLang)) throw invalidField('custom_variables.target_lang', `'${quoteClientValue(targetLang)}' is not a supported target language code`);
   const strategy = variables['strategy'] ?? 'general';
   if (typeof strategy !== 'string' || !(translationStrategies as readonly string[]).includes(strategy)) {
     throw invalidField('custom_variables.strategy', `must be one of ${translationStrategies.join(', ')}`);

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Agent } from '../../agents/agent.ts';
 import { ApiError, notFound } from '../../core/errors/api-error.ts';
+import { quoteClientValue } from '../../core/errors/quote-client-value.ts';
 import { featureNotAvailable } from '../../core/models/model-resolver.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -109,7 +110,7 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
       const agent: Agent = deps.agents[body.agent_id];
       // An agent that never answers asynchronously has no result under any id: the same 404 as an unknown id.
       const result = await agent.asyncResult?.(ownerKeyId(request), id, requestOrigin(request));
-      if (result === undefined) throw new ApiError('404', `No asynchronous result '${id}' of the agent '${body.agent_id}' exists for this API key.`);
+      if (result === undefined) throw new ApiError('404', `No asynchronous result '${quoteClientValue(id)}' of the agent '${body.agent_id}' exists for this API key.`);
       return toAsyncResult(body.agent_id, id, result);
     },
   );

@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
+import { quoteClientValue } from '../../core/errors/quote-client-value.ts';
 import type { ReceivedFile } from '../../http/multipart.ts';
 import { parseInlineData } from '../../core/media/inline-data.ts';
 import { audioExtensions, maxAudioBytes, type AudioTranscriptionFields } from './audio.schema.ts';
@@ -28,7 +29,7 @@ function checkAudioFile(file: ReceivedFile<unknown>): void {
   const named = (audioExtensions as readonly string[]).includes(extension);
   const typed = extension === '' && audioMimeTypes.includes(file.mimetype.toLowerCase());
   if (!named && !typed) {
-    throw invalidField('file', `must be a ${audioExtensions.join(' or ')} file, not '${file.filename}' (${file.mimetype})`);
+    throw invalidField('file', `must be a ${audioExtensions.join(' or ')} file, not '${quoteClientValue(file.filename)}' (${quoteClientValue(file.mimetype)})`);
   }
   if (file.bytes === 0) throw invalidField('file', 'is empty');
 }

@@ -1,4 +1,5 @@
 import { invalidField } from '../../core/errors/api-error.ts';
+import { quoteClientValue } from '../../core/errors/quote-client-value.ts';
 import { checkImageSize, glmImageSizeRule, imageSizeRule } from './image-size.checks.ts';
 import type { AsyncImageGenerationRequest, ImageGenerationRequest } from './images.schema.ts';
 
@@ -11,7 +12,7 @@ export function checkImageRequest(body: ImageGenerationRequest): void {
 /** Asynchronous generation serves glm-image only (spec), so its size rules are glm-image's. */
 export function checkAsyncImageRequest(body: AsyncImageGenerationRequest): void {
   if (body.model !== 'glm-image') {
-    throw invalidField('model', `only glm-image is supported for asynchronous image generation, not '${body.model}'`);
+    throw invalidField('model', `only glm-image is supported for asynchronous image generation, not '${quoteClientValue(body.model)}'`);
   }
   checkPrompt(body.prompt);
   if (body.size !== undefined) checkImageSize(body.size, glmImageSizeRule);

@@ -28,6 +28,16 @@ export interface Settings {
   readonly usageRetentionDays: number;
   /** How long a worker's claim on a task holds without a heartbeat: a killed worker's task is taken over this long after. */
   readonly taskLeaseSeconds: number;
+  /** Time a client has to send its request line and headers (slow-header clients are closed with 408). */
+  readonly headersTimeoutSeconds: number;
+  /** Time a client has to send its whole request, body included; 0: no limit. The answer is not counted. */
+  readonly requestTimeoutSeconds: number;
+  /** Longest pause while a request body arrives; 0: no limit. */
+  readonly bodyIdleTimeoutSeconds: number;
+  /** How long an idle kept-alive connection stays open. */
+  readonly keepAliveTimeoutSeconds: number;
+  /** Connections one client address may hold open at once; 0: no cap (the right choice behind a proxy). */
+  readonly maxConnectionsPerAddress: number;
 }
 
 export interface S3Settings {
@@ -85,6 +95,8 @@ export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlag
     blobUrlTtlSeconds: readInteger(environment, 'MODEL_PLATFORM_BLOB_URL_TTL', 86_400, 1, maxUrlTtlSeconds),
     usageRetentionDays: readInteger(environment, 'MODEL_PLATFORM_USAGE_RETENTION_DAYS', 400, 0, 100_000),
     taskLeaseSeconds: readInteger(environment, 'MODEL_PLATFORM_TASK_LEASE_SECONDS', 30, 3, 3600),
+    ...readServerTimeouts(environment),
+    maxConnectionsPerAddress: readInteger(environment, 'MODEL_PLATFORM_MAX_CONNECTIONS_PER_ADDRESS', 0, 0, 1_000_000),
   };
 }
 
@@ -96,6 +108,20 @@ function readInteger(environment: NodeJS.ProcessEnv, name: string, fallback: num
     throw new ConfigError(`${name}: is not a whole number from ${min} to ${max}`);
   }
   return value;
+}
+
+function readServerTimeouts(environment: NodeJS.ProcessEnv) {
+  const headersTimeoutSeconds = readInteger(environment, 'MODEL_PLATFORM_HEADERS_TIMEOUT_SECONDS', 30, 1, 3600);
+  const requestTimeoutSeconds = readInteger(environment, 'MODEL_PLATFORM_REQUEST_TIMEOUT_SECONDS', 300, 0, 86_400);
+  if (requestTimeoutSeconds > 0 && headersTimeoutSeconds > requestTimeoutSeconds) {
+    throw new ConfigError('MODEL_PLATFORM_HEADERS_TIMEOUT_SECONDS: must not exceed MODEL_PLATFORM_REQUEST_TIMEOUT_SECONDS');
+  }
+  return {
+    headersTimeoutSeconds,
+    requestTimeoutSeconds,
+    bodyIdleTimeoutSeconds: readInteger(environment, 'MODEL_PLATFORM_BODY_IDLE_TIMEOUT_SECONDS', 30, 0, 3600),
+    keepAliveTimeoutSeconds: readInteger(environment, 'MODEL_PLATFORM_KEEP_ALIVE_TIMEOUT_SECONDS', 72, 1, 3600),
+  };
 }
 
 function readPublicUrl(environment: NodeJS.ProcessEnv): string | undefined {

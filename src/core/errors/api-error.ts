@@ -1,4 +1,5 @@
 import { errorCatalogue, type ErrorCode } from './error-catalogue.ts';
+import { capErrorMessage, quoteClientValue } from './quote-client-value.ts';
 
 /** The one error type the HTTP layer turns into `{"error":{"code","message"}}`. */
 export class ApiError extends Error {
@@ -10,7 +11,8 @@ export class ApiError extends Error {
 
   constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}) {
     const entry = errorCatalogue[code];
-    super(message ?? entry.message);
+    // Capped: a message that quotes a caller's value whole must not echo megabytes back.
+    super(capErrorMessage(message ?? entry.message));
     this.name = 'ApiError';
     this.code = code;
     this.status = entry.status;
@@ -40,5 +42,5 @@ export function conflictingFields(first: string, second: string): ApiError {
 
 /** 404 for a resource (task, file, conversation) this key cannot see. */
 export function notFound(kind: string, id: string): ApiError {
-  return new ApiError('404', `${kind} '${id}' does not exist.`);
+  return new ApiError('404', `${kind} '${quoteClientValue(id)}' does not exist.`);
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.ts';
+import { quoteClientValue } from '../errors/quote-client-value.ts';
 import type { ModelEntry } from '../config/config.schema.ts';
 import { capabilityLabels, type Capability } from './capability.ts';
 import { platformModels } from './platform-models.ts';
@@ -34,7 +35,7 @@ export class ModelResolver {
     if (!platformModels[capability].includes(model)) {
       const known = platformModels[capability];
       const hint = known.length > 0 ? ` Models for ${capabilityLabels[capability]}: ${known.join(', ')}.` : '';
-      throw new ApiError('1211', `Unknown Model, please check the model code: '${model}'.${hint}`);
+      throw new ApiError('1211', `Unknown Model, please check the model code: '${quoteClientValue(model)}'.${hint}`);
     }
     throw new ApiError(
       '1221',
