@@ -6,6 +6,8 @@ import { itRejectsEach } from '../helpers/rejected-cases.ts';
 
 const url = '/paas/v4/chat/completions';
 const valid = { model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] };
+/** An object nested `levels` deep: {"a":{"a":...}}. */
+const nested = (levels: number): Record<string, unknown> => (levels <= 1 ? {} : { a: nested(levels - 1) });
 const tool = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } });
 
 /** Each case breaks one rule; the answer must name the field (1213 missing, 1214 invalid). */
@@ -32,6 +34,8 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
   { name: 'function name with a space', body: { ...valid, tools: [tool('bad name')] }, code: '1214', field: 'tools[0].function.name' },
   { name: 'function name empty', body: { ...valid, tools: [tool('')] }, code: '1214', field: 'tools[0].function.name' },
   { name: 'function name of 65 characters', body: { ...valid, tools: [tool('a'.repeat(65))] }, code: '1214', field: 'tools[0].function.name' },
+  // Sent on to the engine as JSON: thousands of levels would overflow JSON.stringify's stack (a 500).
+  { name: 'function parameters nested 65 levels deep', body: { ...valid, tools: [{ type: 'function', function: { name: 'f', parameters: nested(65) } }] }, code: '1214', field: 'tools[0].function.parameters' },
   { name: 'function object missing', body: { ...valid, tools: [{ type: 'function' }] }, code: '1213', field: 'tools[0].function' },
   { name: 'tool of unknown type', body: { ...valid, tools: [{ type: 'code' }] }, code: '1214', field: 'tools[0].type' },
   { name: '129 tools', body: { ...valid, tools: Array.from({ length: 129 }, (_, i) => tool(`f${i}`)) }, code: '1214', field: 'tools' },

@@ -1,6 +1,7 @@
 import { invalidField, missingField } from '../../core/errors/api-error.ts';
 import { checkInputAudio, checkMediaUrl } from './media-url.checks.ts';
 import type { ChatMessage } from './message.schema.ts';
+import { checkJsonDepth } from './json-depth.checks.ts';
 import type { ChatTool } from './tool.schema.ts';
 
 /** Rules on the message list JSON Schema cannot state (spec "Message"). */
@@ -35,5 +36,13 @@ export function checkMessages(messages: readonly Pick<ChatMessage, 'role' | 'con
 export function checkTools(tools: readonly ChatTool[]): void {
   tools.forEach((tool, index) => {
     if (tool[tool.type] === undefined) throw missingField(`tools[${index}].${tool.type}`);
+  });
+  checkToolParameters(tools);
+}
+
+/** A function's parameters schema is sent on to the engine as JSON: it must not be nested without end. */
+export function checkToolParameters(tools: readonly { readonly function?: { readonly parameters?: object } }[]): void {
+  tools.forEach((tool, index) => {
+    if (tool.function?.parameters !== undefined) checkJsonDepth(tool.function.parameters, `tools[${index}].function.parameters`);
   });
 }
