@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Settings } from '../core/config/settings.ts';
 import { BlobUrlSigner } from './blob-url-signer.ts';
 import { LocalBlobStore } from './local-blob-store.ts';
+import { nodeLocalDisk, type LocalDisk } from './local-disk.ts';
 import type { ManagedBlobStore } from './managed-blob-store.ts';
 import { S3BlobStore } from './s3-blob-store.ts';
 
@@ -11,12 +12,12 @@ export interface BlobStorage {
   readonly signer: BlobUrlSigner;
 }
 
-/** S3 when `S3_BUCKET` is set, else local disk under `<dataDir>/blobs`. */
-export function createBlobStore(settings: Settings, masterKey: Buffer): BlobStorage {
+/** S3 when `S3_BUCKET` is set, else local disk under `<dataDir>/blobs` (written through `disk`). */
+export function createBlobStore(settings: Settings, masterKey: Buffer, disk: LocalDisk = nodeLocalDisk): BlobStorage {
   const signer = new BlobUrlSigner(masterKey, settings.blobUrlTtlSeconds, settings.publicUrl);
   const store =
     settings.s3 === undefined
-      ? new LocalBlobStore(join(settings.dataDir, 'blobs'), signer)
+      ? new LocalBlobStore(join(settings.dataDir, 'blobs'), signer, disk)
       : new S3BlobStore(settings.s3, settings.blobUrlTtlSeconds);
   return { store, signer };
 }

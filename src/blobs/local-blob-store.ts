@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { access, constants, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobInfo } from '../core/blobs/blob-store.ts';
+import { asDiskFailure } from '../core/errors/storage-failure.ts';
 import { assertBlobKey, isValidBlobKey } from './blob-key.ts';
 import type { BlobUrlSigner } from './blob-url-signer.ts';
+import { nodeLocalDisk, type LocalDisk } from './local-disk.ts';
 import type { ManagedBlobStore } from './managed-blob-store.ts';
 
 /** Temporary files this old are left over from a crash mid-write. */
@@ -16,39 +17,43 @@ const staleTemporaryMs = 3_600_000;
  * Blobs on local disk under `root`: bytes in `files/<key>`, the content type in
  * `meta/<key>.json`. Every write goes to `tmp/` first and is renamed into place, so a reader sees
  * the old blob or the new one, never half of one. Download URLs are signed paths on this server.
+ * A full or read-only disk fails the call with a 503 that says so (never the path), and what was
+ * written of the failed blob is removed.
  */
 export class LocalBlobStore implements ManagedBlobStore {
   readonly #files: string;
   readonly #meta: string;
   readonly #temporary: string;
   readonly #signer: BlobUrlSigner;
+  readonly #disk: LocalDisk;
 
-  constructor(root: string, signer: BlobUrlSigner) {
+  constructor(root: string, signer: BlobUrlSigner, disk: LocalDisk = nodeLocalDisk) {
     this.#files = join(root, 'files');
     this.#meta = join(root, 'meta');
     this.#temporary = join(root, 'tmp');
     this.#signer = signer;
+    this.#disk = disk;
   }
 
   async put(key: string, data: Uint8Array | Readable, contentType: string): Promise<BlobInfo> {
     assertBlobKey(key);
-    await mkdir(this.#temporary, { recursive: true });
     const name = randomBytes(12).toString('hex');
     const dataTemporary = join(this.#temporary, name);
     const metaTemporary = join(this.#temporary, `${name}.json`);
     try {
-      if (data instanceof Uint8Array) await writeFile(dataTemporary, data);
-      else await pipeline(data, createWriteStream(dataTemporary));
+      await mkdir(this.#temporary, { recursive: true });
+      await this.#write(dataTemporary, data);
       const bytes = (await stat(dataTemporary)).size;
-      await writeFile(metaTemporary, JSON.stringify({ contentType }));
+      await this.#write(metaTemporary, Buffer.from(JSON.stringify({ contentType })));
       // The content type first: bytes without it would be served as octet-stream for a moment.
       await moveInto(metaTemporary, this.#metaPath(key));
       await moveInto(dataTemporary, join(this.#files, key));
       return { key, contentType, bytes };
     } catch (error) {
-      await rm(dataTemporary, { force: true });
-      await rm(metaTemporary, { force: true });
-      throw error;
+      // A full disk leaves the part it managed to write; a failing removal must not hide why.
+      await rm(dataTemporary, { force: true }).catch(() => undefined);
+      await rm(metaTemporary, { force: true }).catch(() => undefined);
+      throw asDiskFailure(error);
     }
   }
 
@@ -74,8 +79,12 @@ export class LocalBlobStore implements ManagedBlobStore {
 
   async delete(key: string): Promise<void> {
     if (!isValidBlobKey(key)) return;
-    await rm(join(this.#files, key), { force: true });
-    await rm(this.#metaPath(key), { force: true });
+    try {
+      await rm(join(this.#files, key), { force: true });
+      await rm(this.#metaPath(key), { force: true });
+    } catch (error) {
+      throw asDiskFailure(error);
+    }
   }
 
   async downloadUrl(key: string, origin: string): Promise<string> {
@@ -102,12 +111,23 @@ export class LocalBlobStore implements ManagedBlobStore {
     return deleted;
   }
 
+  /** The folder can be made and written; the answer gives the error code, not the path (/readyz is public). */
   async ping(): Promise<void> {
-    await mkdir(this.#temporary, { recursive: true });
-    await access(this.#temporary, constants.W_OK);
+    try {
+      await mkdir(this.#temporary, { recursive: true });
+      await access(this.#temporary, constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new Error(`the blob folder cannot be written (${code ?? 'error'})`, { cause: error });
+    }
   }
 
   async close(): Promise<void> {}
+
+  /** Writes `data` to a new file through the disk's write stream (errors of either side reject). */
+  async #write(path: string, data: Uint8Array | Readable): Promise<void> {
+    await pipeline(data instanceof Uint8Array ? Readable.from([data]) : data, this.#disk.createWriteStream(path));
+  }
 
   #metaPath(key: string): string {
     return join(this.#meta, `${key}.json`);

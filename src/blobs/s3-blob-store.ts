@@ -15,15 +15,23 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
 import type { BlobInfo } from '../core/blobs/blob-store.ts';
 import type { S3Settings } from '../core/config/settings.ts';
+import { objectStoreFailure } from './object-store-failure.ts';
 import { assertBlobKey, isValidBlobKey } from './blob-key.ts';
 import type { ManagedBlobStore } from './managed-blob-store.ts';
 
 /** S3's smallest part (except the last); also the most a streamed upload holds in memory. */
 const defaultPartBytes = 8 * 1024 * 1024;
 
+/** A store that does not accept the connection within this long is down (the SDK then retries). */
+const connectionTimeoutMs = 5_000;
+/** A request whose socket stays silent this long is dead: a hung store fails the call instead of holding it for ever. */
+const socketTimeoutMs = 60_000;
+
 /**
  * Blobs in an S3-compatible bucket (AWS, MinIO, Ceph, R2). Download URLs are presigned GET URLs,
  * so clients fetch media from the store itself. Streams are uploaded in parts, never whole in memory.
+ * A store that refuses connections, times out or answers 5xx fails the call with a 503 naming
+ * the object store (objectStoreFailure); an upload that fails leaves no object behind.
  */
 export class S3BlobStore implements ManagedBlobStore {
   readonly #client: S3Client;
@@ -54,7 +62,7 @@ export class S3BlobStore implements ManagedBlobStore {
   async get(key: string): Promise<{ readonly info: BlobInfo; readonly stream: Readable } | undefined> {
     if (!isValidBlobKey(key)) return undefined;
     try {
-      const object = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+      const object = await this.#call((client) => client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key })));
       if (!(object.Body instanceof Readable)) throw new Error('S3 GetObject: the body is not a Node stream');
       const info = { key, contentType: object.ContentType ?? 'application/octet-stream', bytes: object.ContentLength ?? 0 };
       return { info, stream: object.Body };
@@ -66,7 +74,7 @@ export class S3BlobStore implements ManagedBlobStore {
 
   async delete(key: string): Promise<void> {
     if (!isValidBlobKey(key)) return;
-    await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+    await this.#call((client) => client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key })));
   }
 
   async downloadUrl(key: string): Promise<string> {
@@ -76,21 +84,21 @@ export class S3BlobStore implements ManagedBlobStore {
 
   /** HeadBucket: the endpoint answers, the credentials hold and the bucket exists (needs s3:ListBucket). */
   async ping(signal: AbortSignal): Promise<void> {
-    await this.#client.send(new HeadBucketCommand({ Bucket: this.#bucket }), { abortSignal: signal });
+    await this.#call((client) => client.send(new HeadBucketCommand({ Bucket: this.#bucket }), { abortSignal: signal }));
   }
 
   async deleteOlderThan(cutoffMs: number, keepPrefixes: readonly string[] = []): Promise<number> {
     let deleted = 0;
     let continuationToken: string | undefined;
     do {
-      const page = await this.#client.send(
+      const page = await this.#call((client) => client.send(
         new ListObjectsV2Command({ Bucket: this.#bucket, ...(continuationToken === undefined ? {} : { ContinuationToken: continuationToken }) }),
-      );
+      ));
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined || object.LastModified === undefined || object.LastModified.getTime() >= cutoffMs) continue;
         if (keepPrefixes.some((prefix) => object.Key?.startsWith(prefix) === true)) continue;
         // One DeleteObject each: DeleteObjects needs a Content-MD5 that not every S3 clone computes alike.
-        await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: object.Key }));
+        await this.#call((client) => client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: object.Key })));
         deleted += 1;
       }
       continuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
@@ -103,10 +111,19 @@ export class S3BlobStore implements ManagedBlobStore {
     if (this.#presigner !== this.#client) this.#presigner.destroy();
   }
 
+  /** One request to the store, with an unavailable or full store turned into its 503 (other errors, 404 included, as they are). */
+  async #call<Output>(request: (client: S3Client) => Promise<Output>): Promise<Output> {
+    try {
+      return await request(this.#client);
+    } catch (error) {
+      throw objectStoreFailure(error);
+    }
+  }
+
   async #putWhole(key: string, body: Uint8Array, contentType: string): Promise<void> {
-    await this.#client.send(
+    await this.#call((client) => client.send(
       new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.byteLength }),
-    );
+    ));
   }
 
   /** One PutObject when the stream fits in a part, else a multipart upload (aborted on any failure). */
@@ -119,7 +136,7 @@ export class S3BlobStore implements ManagedBlobStore {
       await this.#putWhole(key, firstPart, contentType);
       return firstPart.byteLength;
     }
-    const created = await this.#client.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key: key, ContentType: contentType }));
+    const created = await this.#call((client) => client.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key: key, ContentType: contentType })));
     const uploadId = created.UploadId;
     if (uploadId === undefined) throw new Error('S3 CreateMultipartUpload: no UploadId');
     const completed: { ETag: string; PartNumber: number }[] = [];
@@ -127,9 +144,9 @@ export class S3BlobStore implements ManagedBlobStore {
     try {
       const upload = async (body: Buffer) => {
         const PartNumber = completed.length + 1;
-        const part = await this.#client.send(
+        const part = await this.#call((client) => client.send(
           new UploadPartCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.byteLength }),
-        );
+        ));
         if (part.ETag === undefined) throw new Error(`S3 UploadPart ${PartNumber}: no ETag`);
         completed.push({ ETag: part.ETag, PartNumber });
         bytes += body.byteLength;
@@ -137,9 +154,9 @@ export class S3BlobStore implements ManagedBlobStore {
       await upload(firstPart);
       await upload(second.value);
       for await (const body of parts) await upload(body);
-      await this.#client.send(
+      await this.#call((client) => client.send(
         new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: completed } }),
-      );
+      ));
       return bytes;
     } catch (error) {
       await this.#client.send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
@@ -158,6 +175,7 @@ function clientConfig(settings: S3Settings, endpoint: string | undefined): S3Cli
     // Without these, S3 clones store streamed uploads with the aws-chunked framing (ENVIRONMENT.md).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { connectionTimeout: connectionTimeoutMs, socketTimeout: socketTimeoutMs },
   };
 }
 

@@ -28,6 +28,7 @@ import { HfTokenCounter } from '../tools/hf-tokenizer/hf-token-counter.ts';
 import type { BlobUrlSigner } from '../blobs/blob-url-signer.ts';
 import { startBlobSweeper } from '../blobs/blob-sweeper.ts';
 import { createBlobStore } from '../blobs/create-blob-store.ts';
+import { nodeLocalDisk, type LocalDisk } from '../blobs/local-disk.ts';
 import type { ManagedBlobStore } from '../blobs/managed-blob-store.ts';
 import { BlobFileStore } from '../core/files/blob-file-store.ts';
 import { fileBlobPrefix } from '../core/files/file-limits.ts';
@@ -80,7 +81,7 @@ export interface Platform {
   readonly keyAdmin: KeyAdmin;
   /** This process's Prometheus metrics (GET /metrics on every node; `worker --port` too). */
   readonly metrics: PlatformMetrics;
-  /** The dependencies /readyz checks: database, Redis (when set), object store. */
+  /** The dependencies /readyz checks: database, Redis (when set), object store, free space of the data disk. */
   readonly readiness: Readiness;
   /** Starts this process's task workers and the retention sweepers (generated media, uploaded files, usage ledger days). */
   startWorkers(): void;
@@ -93,6 +94,8 @@ export interface PlatformOptions {
   /** Task handlers in place of the media ones (tests; embedding the platform). */
   readonly taskHandlers?: readonly TaskHandler[];
   readonly taskTuning?: Partial<TaskTuning>;
+  /** The local disk blobs are written to and /readyz measures (tests: one that fills up). */
+  readonly disk?: LocalDisk;
 }
 
 /** Loads the config, opens storage and applies pending migrations. */
@@ -132,7 +135,8 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     onError: (error, dropped) => console.error(`usage records not written yet (${dropped} dropped):`, error),
     observe: (record) => metrics.recordUsage(record),
   });
-  const { store: blobs, signer: blobUrls } = createBlobStore(settings, masterKey);
+  const disk = options.disk ?? nodeLocalDisk;
+  const { store: blobs, signer: blobUrls } = createBlobStore(settings, masterKey, disk);
   const files = new BlobFileStore(new FileRepository(database), blobs);
   const tasks = withCreditHolds(createTaskService({
     database,
@@ -175,7 +179,14 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     credits: limits.credits,
     keyAdmin: limits.keyAdmin,
     metrics,
-    readiness: createReadiness({ database, redisUrl: settings.redisUrl, blobs }),
+    readiness: createReadiness({
+      database,
+      redisUrl: settings.redisUrl,
+      blobs,
+      dataDir: settings.dataDir,
+      minFreeDiskBytes: settings.minFreeDiskMegabytes * 1024 * 1024,
+      disk,
+    }),
     startWorkers() {
       tasks.start();
       limits.startReconciler();

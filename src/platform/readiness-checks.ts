@@ -1,17 +1,33 @@
 import { Redis } from 'ioredis';
 import { Readiness } from '../core/health/readiness.ts';
+import { freeDiskSpaceCheck } from '../core/health/free-disk-space.ts';
+import type { LocalDisk } from '../blobs/local-disk.ts';
 import type { ManagedBlobStore } from '../blobs/managed-blob-store.ts';
 import type { Database } from '../store/database.ts';
 
+export interface ReadinessParts {
+  readonly database: Database;
+  readonly redisUrl: string | undefined;
+  readonly blobs: ManagedBlobStore;
+  /** The data dir: SQLite, local blobs and caches live on its disk. */
+  readonly dataDir: string;
+  /** Less free space than this on the data dir's disk makes the node not ready (0: no minimum). */
+  readonly minFreeDiskBytes: number;
+  readonly disk: LocalDisk;
+}
+
 /**
- * What /readyz asks of a node: the database (a one-row read), Redis when REDIS_URL is set (PING)
- * and the object store (a writable folder, or HeadBucket on S3).
+ * What /readyz asks of a node: the database (a one-row read), Redis when REDIS_URL is set (PING),
+ * the object store (a writable folder, or HeadBucket on S3) and the free space of the data dir's
+ * disk (one statfs), so a node whose disk is filling up leaves the load balancer before uploads
+ * and generations fail there, and comes back once space is freed.
  */
-export function createReadiness(parts: { database: Database; redisUrl: string | undefined; blobs: ManagedBlobStore }): Readiness {
+export function createReadiness(parts: ReadinessParts): Readiness {
   return new Readiness([
     { name: 'database', check: () => parts.database.ping() },
     { name: 'redis', check: parts.redisUrl === undefined ? undefined : pingRedis(parts.redisUrl) },
     { name: 'objectStore', check: (signal) => parts.blobs.ping(signal) },
+    { name: 'disk', check: freeDiskSpaceCheck(parts.dataDir, parts.minFreeDiskBytes, parts.disk.readSpace) },
   ]);
 }
 

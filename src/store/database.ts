@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseSchema } from './database-schema.ts';
+import { DiskFullDialect } from './disk-full-dialect.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -20,14 +21,17 @@ export interface Database {
 // int8 columns (timestamps in ms) come back from pg as strings unless told otherwise.
 pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 
-/** PostgreSQL when `databaseUrl` is set, otherwise SQLite at `<dataDir>/platform.db`. */
+/**
+ * PostgreSQL when `databaseUrl` is set, otherwise SQLite at `<dataDir>/platform.db`; a full disk
+ * fails a statement with the platform's "storage is full" error (DiskFullDialect).
+ */
 export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): Database {
   if (options.databaseUrl !== undefined) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle pooled connection that PostgreSQL ends (a restart, a failover, an operator) reports
     // here; unheard, that error would end the process. The pool opens a new one when next asked.
     pool.on('error', (error) => console.error(`a pooled PostgreSQL connection was closed: ${error.message}`));
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DatabaseSchema>({ dialect: new DiskFullDialect(new PostgresDialect({ pool })) });
     return wrap(db, 'postgres');
   }
   mkdirSync(options.dataDir, { recursive: true });
@@ -35,7 +39,7 @@ export function openDatabase(options: { databaseUrl: string | undefined; dataDir
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new DiskFullDialect(new SqliteDialect({ database: sqlite })) });
   return wrap(db, 'sqlite', sqlite);
 }
 

@@ -17,10 +17,24 @@ export async function writeTransaction<Result>(database: Database, work: (transa
     try {
       result = await work(connection);
     } catch (error) {
-      await sql`ROLLBACK`.execute(connection);
+      await rollBack(database, connection);
       throw error;
     }
-    await sql`COMMIT`.execute(connection);
+    try {
+      await sql`COMMIT`.execute(connection);
+    } catch (error) {
+      await rollBack(database, connection);
+      throw error;
+    }
     return result;
   });
+}
+
+/**
+ * Ends the SQLite transaction unless SQLite ended it itself: on SQLITE_FULL or an I/O error it
+ * rolls back on its own, and a ROLLBACK then would fail and hide the error that says why.
+ */
+async function rollBack(database: Database, connection: Kysely<DatabaseSchema>): Promise<void> {
+  if (database.sqlite?.inTransaction === false) return;
+  await sql`ROLLBACK`.execute(connection);
 }

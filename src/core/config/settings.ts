@@ -38,6 +38,8 @@ export interface Settings {
   readonly keepAliveTimeoutSeconds: number;
   /** Connections one client address may hold open at once; 0: no cap (the right choice behind a proxy). */
   readonly maxConnectionsPerAddress: number;
+  /** /readyz fails while the data dir's disk has less free space than this many MB (MODEL_PLATFORM_MIN_FREE_DISK_MB); 0 turns the minimum off. */
+  readonly minFreeDiskMegabytes: number;
 }
 
 export interface S3Settings {
@@ -97,6 +99,7 @@ export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlag
     taskLeaseSeconds: readInteger(environment, 'MODEL_PLATFORM_TASK_LEASE_SECONDS', 30, 3, 3600),
     ...readServerTimeouts(environment),
     maxConnectionsPerAddress: readInteger(environment, 'MODEL_PLATFORM_MAX_CONNECTIONS_PER_ADDRESS', 0, 0, 1_000_000),
+    minFreeDiskMegabytes: readInteger(environment, 'MODEL_PLATFORM_MIN_FREE_DISK_MB', 256, 0, 100_000_000),
   };
 }
 

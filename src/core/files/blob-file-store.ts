@@ -19,7 +19,8 @@ const sweepBatch = 100;
 /**
  * Uploaded files: the record in the database (`FileRecords`), the bytes in the blob store under
  * `files/<id>`. Bytes are written first and the record last, so a listing never shows a file
- * whose bytes are not all there; a refused or failed upload leaves neither behind.
+ * whose bytes are not all there; a refused or failed upload leaves neither behind. A full disk or
+ * an unavailable object store reaches the caller as the store's 503, which names the condition.
  */
 export class BlobFileStore implements FileStore {
   readonly #records: FileRecords;
@@ -59,11 +60,12 @@ export class BlobFileStore implements FileStore {
         try {
           inserted = await this.#records.insertWithinLimit(file, this.#maxFilesPerKey);
         } catch (error) {
-          await this.#blobs.delete(key);
+          // The record's failure (a full database disk) is what the caller hears, not the cleanup's.
+          await this.#blobs.delete(key).catch(() => undefined);
           throw error;
         }
         if (!inserted) {
-          await this.#blobs.delete(key);
+          await this.#blobs.delete(key).catch(() => undefined);
           throw this.#tooManyFiles();
         }
         return file;
