@@ -24,6 +24,9 @@ const shortLimits: ServerLimits = {
 
 const chatPath = '/paas/v4/chat/completions';
 
+/** A defence that is missing shows as a connection that never closes: the test fails instead of hanging. */
+const failAfter = { timeout: 15_000 };
+
 describe('slow clients: timeouts and the per-address connection cap on a real socket', () => {
   let engine: FakeOpenAiServer;
   let test: TestPlatform;
@@ -63,7 +66,7 @@ describe('slow clients: timeouts and the per-address connection cap on a real so
     return response.status;
   }
 
-  it('closes a client that trickles its headers with 408 in the platform body, serving others meanwhile', async () => {
+  it('closes a client that trickles its headers with 408 in the platform body, serving others meanwhile', failAfter, async () => {
     const port = await listen(shortLimits);
     const slow = await openRawClient(port);
     slow.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
@@ -78,7 +81,7 @@ describe('slow clients: timeouts and the per-address connection cap on a real so
     }
   });
 
-  it('closes a client whose body stops arriving with 408, and one that trickles it past the request timeout', async () => {
+  it('closes a client whose body stops arriving with 408, and one that trickles it past the request timeout', failAfter, async () => {
     const port = await listen(shortLimits);
     const head = (length: number) =>
       `POST ${chatPath} HTTP/1.1\r\nHost: x\r\nAuthorization: ${test.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
@@ -106,7 +109,7 @@ describe('slow clients: timeouts and the per-address connection cap on a real so
     assert.deepEqual(logged.filter((record) => record.level >= 50), [], 'nothing logged as an error');
   });
 
-  it('lets an answer run longer than every timeout: a stream with pauses over the idle timeout', async () => {
+  it('lets an answer run longer than every timeout: a stream with pauses over the idle timeout', failAfter, async () => {
     const port = await listen(shortLimits);
     engine.enqueue(sseReply([vllmChunk({ role: 'assistant', content: 'slow' }), vllmChunk({ content: ' answer' }), vllmChunk({}, 'stop')], { delayMs: 1200 }));
     const started = Date.now();
@@ -122,7 +125,7 @@ describe('slow clients: timeouts and the per-address connection cap on a real so
     engine.reset();
   });
 
-  it('closes an idle kept-alive connection after the keep-alive timeout', async () => {
+  it('closes an idle kept-alive connection after the keep-alive timeout', failAfter, async () => {
     const port = await listen(shortLimits);
     const client = await openRawClient(port);
     client.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -133,7 +136,7 @@ describe('slow clients: timeouts and the per-address connection cap on a real so
     assert.ok(idleFor >= 800 && idleFor < 2500, `closed after ${idleFor} ms idle`);
   });
 
-  it('refuses a connection over the per-address cap with 429 in the platform body, and serves again once one closes', async () => {
+  it('refuses a connection over the per-address cap with 429 in the platform body, and serves again once one closes', failAfter, async () => {
     const port = await listen({ ...defaultServerLimits, maxConnectionsPerAddress: 3 });
     // Three kept-alive connections, each seen by the server (it answered on it).
     const held = await Promise.all([1, 2, 3].map(() => openRawClient(port)));
