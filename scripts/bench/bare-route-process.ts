@@ -9,16 +9,14 @@ import { toChatCompletion } from '../../src/api/chat/chat-response.mapper.ts';
 import { ChatCompletionRequest } from '../../src/api/chat/chat.schema.ts';
 import { readChatCompletion } from '../../src/backends/openai-compatible/chat-completion-reader.ts';
 import { EngineExchange } from '../../src/backends/openai-compatible/engine-exchange.ts';
-import { Http1Agent } from '../../src/core/http/http1-agent.ts';
+import { defaultMaxResponseBytes } from '../../src/backends/openai-compatible/engine-request.ts';
+import { engineDispatcher } from '../../src/core/http/engine-dispatcher.ts';
 import { buildOpenAiChatBody, defaultThinkingParam } from '../../src/backends/openai-compatible/openai-chat-body.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 
 const url = `${process.env['TARGET'] ?? ''}/chat/completions`;
-// The platform's settings (engine-request.ts): the fake engine, a Node server, closes a connection
-// idle for 5 s, and a request written on one as it closes fails. With 60 s here, the likely cause
-// of a bench run that ended at the start of concurrency 16 (session 8): by then this route's
-// connection had waited ~5 s for its turn.
-const agent = new Http1Agent({ connectionsPerOrigin: 256, idleTimeoutMs: 4_000 });
+// The platform's own undici dispatcher (engine-dispatcher.ts), with its keep-alive settings: the
+// fake engine, a Node server, closes a connection idle for 5 s.
 const app = Fastify({ logger: false, ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false } } });
 app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async (request, reply) => {
@@ -28,13 +26,14 @@ app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async
   });
   const chat = toChatRequest(request.body as ChatCompletionRequest, controller.signal);
   const body = buildOpenAiChatBody(chat, { modelName: chat.model, upstreamModel: chat.model, thinkingParam: defaultThinkingParam, vision: false }, false);
-  const exchange = new EngineExchange(agent, {
+  const exchange = new EngineExchange(engineDispatcher, {
     url,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
     signal: chat.signal,
     timeoutMs: 60_000,
     answer: 'whole',
+    maxResponseBytes: defaultMaxResponseBytes,
     errorAnswer: (status) => new ApiError('500', `engine answered ${status}`),
   });
   const text = await exchange.settled.finally(() => exchange.end());

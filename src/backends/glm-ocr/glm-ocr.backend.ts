@@ -24,6 +24,7 @@ export const createGlmOcrBackend: BackendFactory = ({ modelName, entry }) => {
     modelName,
     apiKey: entry.apiKey,
     timeoutMs: entry.timeoutMs ?? defaultRegionTimeoutMs,
+    maxResponseBytes: entry.maxResponseBytes,
     httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
   };
   const refiner = new GlmOcrRefiner(engine, entry.baseUrl.replace(/\/+$/, ''), entry.upstreamModel ?? modelName);

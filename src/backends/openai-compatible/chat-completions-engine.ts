@@ -4,8 +4,15 @@ import type { ChatRequest, ChatResult } from '../../core/chat/chat-types.ts';
 import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { ChatChunkReader } from './chat-chunk-reader.ts';
 import { readChatCompletion } from './chat-completion-reader.ts';
-import { postForEvents, postJson, type EngineConnection } from './engine-request.ts';
+import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
+import { answerOverCap, postForEvents, postJson, type EngineConnection } from './engine-request.ts';
 import { asRecord, type WireRecord } from './wire-reading.ts';
+
+/**
+ * Most stream events in a row that add nothing to the answer (no text, reasoning or tool call): an
+ * engine that sends only empty chunks would otherwise hold the call, and a slot, until timeoutMs.
+ */
+export const maxEventsWithoutProgress = 10_000;
 
 /** Builds the engine's body for a request; `stream` says which kind of answer is asked for. */
 export type ChatBodyBuilder = (request: ChatRequest, stream: boolean) => Record<string, unknown>;
@@ -39,6 +46,7 @@ export class ChatCompletionsEngine implements ChatModel {
     const reader = new ChatChunkReader();
     let sentParts = false;
     let sawDone = false;
+    let eventsWithoutProgress = 0;
     try {
       for await (const data of postForEvents(this.#engine, { url: this.#url, body, signal: request.signal })) {
         if (data.trim() === '[DONE]') {
@@ -48,7 +56,16 @@ export class ChatCompletionsEngine implements ChatModel {
         const chunk = this.#parseChunk(data);
         const error = inBandError(chunk);
         if (error !== undefined) throw this.#inBandError(error);
-        for (const part of reader.read(chunk)) {
+        const parts = reader.read(chunk);
+        if (parts.length === 0) {
+          eventsWithoutProgress += 1;
+          if (eventsWithoutProgress > maxEventsWithoutProgress) {
+            throw answerOverCap(this.#engine.modelName, new AnswerOverCapError('the run of stream events without content', maxEventsWithoutProgress, 'events'));
+          }
+          continue;
+        }
+        eventsWithoutProgress = 0;
+        for (const part of parts) {
           sentParts = true;
           yield part;
         }
@@ -69,7 +86,8 @@ export class ChatCompletionsEngine implements ChatModel {
     try {
       parsed = JSON.parse(data);
     } catch {
-      throw new EngineConnectionError(`The engine for model '${this.#engine.modelName}' sent a stream event that is not JSON: ${data.slice(0, 200)}`);
+      // The event is not quoted: a message is no place for whatever an engine sent.
+      throw new EngineConnectionError(`The engine for model '${this.#engine.modelName}' sent a stream event that is not JSON (${data.length} characters).`);
     }
     return asRecord(parsed) ?? {};
   }

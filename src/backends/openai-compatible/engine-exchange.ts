@@ -1,53 +1,71 @@
-import type { ApiError } from '../../core/errors/api-error.ts';
+import type { Client, Dispatcher } from 'undici';
 import type { AbortSource } from '../../core/chat/abort-source.ts';
-import type { AnswerHandler } from '../../core/http/http1-connection.ts';
-import type { Http1Agent, Http1Origin, RequestControl } from '../../core/http/http1-agent.ts';
-import type { ResponseHead } from '../../core/http/http1-response-parser.ts';
+import type { ApiError } from '../../core/errors/api-error.ts';
+import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
+import { freshConnection } from '../../core/http/engine-dispatcher.ts';
 
 export interface ExchangeOptions {
   readonly url: string;
-  readonly headers: Record<string, string>;
+  /** Sent as given (own properties only); undici adds Host and Content-Length and refuses unsafe values. */
+  readonly headers: Readonly<Record<string, string>>;
   /** JSON text, or an encoded form (its content-type is in `headers`). */
   readonly body: string | Buffer;
   /** The client's signal: when it aborts, so does the exchange (its reason is the failure). */
   readonly signal: AbortSource;
-  /** Limit for the whole exchange, answer included. */
+  /** Limit for the whole exchange, answer included; also undici's headers and body idle timeouts. */
   readonly timeoutMs: number;
   /** `whole`: the answer is collected (text); `streamed`: it is read as it comes (chunks). */
   readonly answer: 'whole' | 'streamed';
+  /** Most bytes of a whole answer, and of any error answer's body. */
+  readonly maxResponseBytes: number;
   /** The failure for an answer with a status outside 2xx, given its body text. */
   readonly errorAnswer: (status: number, text: string) => ApiError;
 }
 
-/** Chunks of a streamed answer waiting for their reader beyond this pause the socket. */
+/** Chunks of a streamed answer waiting for their reader beyond this pause the connection. */
 const maxQueuedChunks = 16;
 
+/** How a connection the engine closed shows when a request is written on it, or just after. */
+const droppedConnectionCodes: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+const timeoutCodes: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** One dispatch of the request: its controller once undici starts it, and whether an answer began. */
+interface Attempt {
+  controller: Dispatcher.DispatchController | undefined;
+  responded: boolean;
+}
+
 /**
- * One POST to an engine through the engine client (Http1Agent). The engine call is the hot path
- * of every request: no AbortController, no Readable, no URL object per call — the exchange is the
- * handler the client calls back, the client's signal and the timeout abort the request, and the
- * answer is collected (or queued for a streamed read) as it arrives.
+ * One POST to an engine through undici (`dispatch` with a handler: no Readable, no AbortSignal per
+ * call). The client's signal and the timeout abort the request; the answer is collected up to
+ * `maxResponseBytes` (or queued for a streamed read, the connection paused while the reader is
+ * behind). A request that fails before any byte of its answer because the engine had closed the
+ * connection (a keep-alive connection reused as the engine closed it) is sent once more on a new
+ * connection of its own; nothing is sent again once an answer began.
  */
-export class EngineExchange implements AnswerHandler {
+export class EngineExchange {
   /** Whole: settles with the answer's text at its end. Streamed: with '' once a 2xx status arrived. */
   readonly settled: Promise<string>;
   readonly #options: ExchangeOptions;
+  readonly #target: Target;
+  readonly #headers: string[];
   readonly #timer: NodeJS.Timeout;
   readonly #onClientAbort = () => this.#cancel(this.#options.signal.reason);
   #resolve!: (text: string) => void;
   #reject!: (error: unknown) => void;
-  readonly #request: RequestControl;
-  #cancelledWith: Error | undefined;
+  #attempt: Attempt = { controller: undefined, responded: false };
+  #retryConnection: Client | undefined;
   #timedOut = false;
   #status = 0;
-  #socketPaused = false;
+  #paused = false;
   /** Answer chunks: collected (whole, or an error answer), or queued for the reader (streamed). */
   #chunks: Buffer[] = [];
+  #collectedBytes = 0;
   #ended = false;
   #failedWith: unknown;
   #wakeReader: (() => void) | undefined;
 
-  constructor(agent: Http1Agent, options: ExchangeOptions) {
+  constructor(dispatcher: Dispatcher, options: ExchangeOptions) {
     this.#options = options;
     this.settled = new Promise<string>((resolve, reject) => {
       this.#resolve = resolve;
@@ -55,14 +73,15 @@ export class EngineExchange implements AnswerHandler {
     });
     // A failure nobody awaits yet (the reader is between events) is read from #failedWith instead.
     this.settled.catch(() => undefined);
-    const target = originAndPath(options.url);
+    this.#target = targetOf(options.url);
+    // Own properties only: `for…in` would also send whatever was added to Object.prototype.
+    this.#headers = Object.entries(options.headers).flat();
     options.signal.addEventListener('abort', this.#onClientAbort, { once: true });
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
       this.#cancel(new Error('timeout'));
     }, options.timeoutMs);
-    // A request the client refuses (a header it will not send) comes back through onError, not thrown.
-    this.#request = agent.post(target.origin, target.path, options.headers, options.body, this);
+    this.#dispatch(dispatcher);
   }
 
   /** Whether the configured timeout ended the exchange. */
@@ -75,9 +94,9 @@ export class EngineExchange implements AnswerHandler {
     for (;;) {
       const chunk = this.#chunks.shift();
       if (chunk !== undefined) {
-        if (this.#socketPaused && this.#chunks.length === 0) {
-          this.#socketPaused = false;
-          this.#request.resume();
+        if (this.#paused && this.#chunks.length === 0) {
+          this.#paused = false;
+          this.#attempt.controller?.resume();
         }
         yield chunk;
         continue;
@@ -88,29 +107,82 @@ export class EngineExchange implements AnswerHandler {
     }
   }
 
-  /** Done with the exchange: its timer and listener go; an answer left unread is cut off (its socket closed). */
+  /** Done with the exchange: its timer and listener go; an answer left unread is cut off (its connection closed). */
   end(): void {
     clearTimeout(this.#timer);
     this.#options.signal.removeEventListener('abort', this.#onClientAbort);
     if (!this.#ended && this.#failedWith === undefined) this.#cancel(new Error('the answer was left unread'));
+    // The retry's own connection served its one request.
+    this.#retryConnection?.destroy().catch(() => undefined);
   }
 
-  onHead(head: ResponseHead): void {
-    this.#status = head.status;
-    if (this.#options.answer === 'streamed' && this.#answerIsOk()) this.#resolve('');
-  }
-
-  onBody(chunk: Buffer): void {
-    this.#chunks.push(chunk);
-    if (this.#options.answer === 'whole' || !this.#answerIsOk()) return;
-    this.#wake();
-    if (!this.#socketPaused && this.#chunks.length >= maxQueuedChunks) {
-      this.#socketPaused = true;
-      this.#request.pause();
+  #dispatch(dispatcher: Dispatcher): void {
+    const attempt: Attempt = { controller: undefined, responded: false };
+    this.#attempt = attempt;
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart: (controller) => {
+        attempt.controller = controller;
+        // Cancelled while it waited for a connection: undici learns it only now.
+        if (this.#failedWith !== undefined) controller.abort(this.#failedWith instanceof Error ? this.#failedWith : new Error('aborted'));
+      },
+      onResponseStart: (controller, status, headers) => {
+        if (status < 200) return;
+        attempt.responded = true;
+        this.#onHead(controller, status, headers);
+      },
+      onResponseData: (controller, chunk) => this.#onBody(controller, chunk),
+      onResponseEnd: () => this.#onEnd(),
+      onResponseError: (_controller, error) => this.#onError(attempt, error),
+    };
+    const options: Dispatcher.DispatchOptions = {
+      origin: this.#target.origin,
+      path: this.#target.path,
+      method: 'POST',
+      headers: this.#headers,
+      body: this.#options.body,
+      headersTimeout: this.#options.timeoutMs,
+      bodyTimeout: this.#options.timeoutMs,
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (error) {
+      this.#onError(attempt, error);
     }
   }
 
-  onEnd(): void {
+  #onHead(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    this.#status = status;
+    const collected = this.#options.answer === 'whole' || !this.#answerIsOk();
+    const declared = Number(headers['content-length']);
+    if (collected && Number.isFinite(declared) && declared > this.#options.maxResponseBytes) {
+      controller.abort(this.#overCap());
+      return;
+    }
+    if (!collected) this.#resolve('');
+  }
+
+  #onBody(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#failedWith !== undefined) return;
+    if (this.#options.answer === 'streamed' && this.#answerIsOk()) {
+      this.#chunks.push(chunk);
+      this.#wake();
+      if (!this.#paused && this.#chunks.length >= maxQueuedChunks) {
+        this.#paused = true;
+        controller.pause();
+      }
+      return;
+    }
+    this.#collectedBytes += chunk.length;
+    if (this.#collectedBytes > this.#options.maxResponseBytes) {
+      this.#chunks = [];
+      controller.abort(this.#overCap());
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  #onEnd(): void {
+    if (this.#failedWith !== undefined) return;
     this.#ended = true;
     clearTimeout(this.#timer);
     if (!this.#answerIsOk()) {
@@ -121,9 +193,21 @@ export class EngineExchange implements AnswerHandler {
     this.#wake();
   }
 
-  onError(error: Error): void {
+  #onError(attempt: Attempt, error: unknown): void {
+    if (attempt !== this.#attempt || this.#failedWith !== undefined || this.#ended) return;
+    if (this.#retryConnection === undefined && !attempt.responded && closedBeforeAnswer(error)) {
+      this.#retryConnection = freshConnection(this.#target.origin);
+      this.#dispatch(this.#retryConnection);
+      return;
+    }
+    if (timeoutCodes.has(codeOf(error) ?? '')) this.#timedOut = true;
+    this.#fail(error);
+  }
+
+  #fail(error: unknown): void {
     clearTimeout(this.#timer);
     this.#failedWith = error;
+    this.#chunks = [];
     this.#reject(error);
     this.#wake();
   }
@@ -132,16 +216,23 @@ export class EngineExchange implements AnswerHandler {
     return this.#status >= 200 && this.#status <= 299;
   }
 
+  #overCap(): AnswerOverCapError {
+    const what = this.#answerIsOk() ? 'the answer body' : `the error answer's body (HTTP ${this.#status})`;
+    return new AnswerOverCapError(what, this.#options.maxResponseBytes, 'bytes', 'maxResponseBytes');
+  }
+
   #text(): string {
     const chunks = this.#chunks;
     this.#chunks = [];
     return (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
   }
 
+  /** Ends the exchange with `reason` now; undici closes the request's connection (at once, or when it gets one). */
   #cancel(reason: unknown): void {
-    if (this.#cancelledWith !== undefined || this.#ended || this.#failedWith !== undefined) return;
-    this.#cancelledWith = reason instanceof Error ? reason : new Error('aborted');
-    this.#request.abort(this.#cancelledWith);
+    if (this.#ended || this.#failedWith !== undefined) return;
+    const error = reason instanceof Error ? reason : new Error('aborted');
+    this.#fail(error);
+    this.#attempt.controller?.abort(error);
   }
 
   #wake(): void {
@@ -151,16 +242,38 @@ export class EngineExchange implements AnswerHandler {
   }
 }
 
+/**
+ * Whether a request failed because the engine had closed its connection before any byte of an
+ * answer: the request never reached the engine's application, so sending it again is safe. A
+ * connection that was new (it had read nothing) and closed is the engine refusing the request
+ * itself, and is not retried; resets and broken pipes carry no such count and are retried.
+ */
+function closedBeforeAnswer(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code === undefined || !droppedConnectionCodes.has(code)) return false;
+  const bytesRead = (error as { socket?: { bytesRead?: unknown } }).socket?.bytesRead;
+  return !(typeof bytesRead === 'number' && bytesRead === 0);
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+interface Target {
+  readonly origin: string;
+  readonly path: string;
+}
+
 /** Engine URLs repeat (one per configured endpoint): each is parsed once. */
-const parsedUrls = new Map<string, { readonly origin: Http1Origin; readonly path: string }>();
+const parsedUrls = new Map<string, Target>();
 const maxParsedUrls = 1_000;
 
-function originAndPath(url: string): { readonly origin: Http1Origin; readonly path: string } {
+function targetOf(url: string): Target {
   let parsed = parsedUrls.get(url);
   if (parsed === undefined) {
-    const { protocol, hostname, port, host, pathname, search } = new URL(url);
-    // URL keeps IPv6 hosts in brackets; a socket connects to the bare address.
-    parsed = { origin: { protocol, hostname: hostname.replace(/^\[(.*)\]$/, '$1'), port, host }, path: `${pathname}${search}` };
+    const { origin, pathname, search } = new URL(url);
+    parsed = { origin, path: `${pathname}${search}` };
     // URLs with ids in them (task polling) would grow the map without end: start over past the bound.
     if (parsedUrls.size >= maxParsedUrls) parsedUrls.clear();
     parsedUrls.set(url, parsed);

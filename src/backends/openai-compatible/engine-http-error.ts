@@ -1,7 +1,8 @@
 import { ApiError } from '../../core/errors/api-error.ts';
 import { asRecord, asString } from './wire-reading.ts';
 
-const longestMessage = 600;
+/** An engine's message is quoted up to this many characters: enough to say what is wrong, never a whole body. */
+const longestMessage = 300;
 
 /** How an engine says the prompt does not fit: vLLM, SGLang, llama.cpp server, Ollama, TGI. */
 const contextLengthPattern = /context length|context size|context window|maximum context|exceeds? the (available )?context|too many tokens|prompt is too long|input is too long|longer than the model/i;
@@ -30,7 +31,9 @@ export function engineHttpError(model: string, status: number, bodyText: string)
 
 /**
  * The human message inside an engine's error body: vLLM `{"object":"error","message"}`,
- * OpenAI-style `{"error":{"message"}}`, FastAPI `{"detail"}`, `{"error":"..."}`, or plain text.
+ * OpenAI-style `{"error":{"message"}}` (llama.cpp's server too), FastAPI `{"detail"}`,
+ * `{"error":"..."}`, or a plain text body. Always one line of at most 300 characters with control
+ * characters taken out: the engine's message, never its body's raw bytes.
  */
 export function engineErrorMessage(bodyText: string): string {
   let parsed: unknown;
@@ -53,5 +56,8 @@ export function engineErrorMessage(bodyText: string): string {
 }
 
 function shorten(text: string): string {
-  return text.length > longestMessage ? `${text.slice(0, longestMessage)}…` : text;
+  // Control characters (line breaks, escapes, NUL) would let an engine shape a log line or a terminal.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  return line.length > longestMessage ? `${line.slice(0, longestMessage)}…` : line;
 }

@@ -1,10 +1,17 @@
 import { engineUnreachable, EngineConnectionError } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
+import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
+import { engineDispatcher } from '../../core/http/engine-dispatcher.ts';
 import { readSseData } from '../../core/http/read-sse.ts';
 import { FormData, Response } from 'undici';
-import { Http1Agent } from '../../core/http/http1-agent.ts';
 import { EngineExchange } from './engine-exchange.ts';
 import { abortReason, type AbortSource } from '../../core/chat/abort-source.ts';
+
+/** Most bytes of one engine answer read whole (and of any error body) unless the model's `maxResponseBytes` says otherwise. */
+export const defaultMaxResponseBytes = 32 * 1024 * 1024;
+
+/** Most bytes of one server-sent event of a streamed answer (or of what comes between two events). */
+export const maxStreamEventBytes = 8 * 1024 * 1024;
 
 /** How to reach one configured engine over HTTP and how its error answers read to a client. */
 export interface EngineConnection {
@@ -13,6 +20,8 @@ export interface EngineConnection {
   readonly apiKey: string | undefined;
   /** Limit for one whole call, answer included. */
   readonly timeoutMs: number;
+  /** Most bytes of an answer read whole and of an error body (default defaultMaxResponseBytes). */
+  readonly maxResponseBytes?: number | undefined;
   /** The client's error for an engine's error answer (HTTP status and body text). */
   readonly httpError: (status: number, bodyText: string) => ApiError;
 }
@@ -26,15 +35,6 @@ export interface EngineCall {
   /** Replaces the connection's error mapping for this call (an endpoint with its own meaning for 404). */
   readonly httpError?: (status: number, bodyText: string) => ApiError;
 }
-
-/**
- * One connection pool for every engine call: keep-alive sockets, no per-call set-up. No timers
- * per socket: every exchange has its timer for the whole call (`timeoutMs`). A connection idle for
- * 4 s is not reused (sooner when the engine's Keep-Alive says so): uvicorn (vLLM, SGLang),
- * llama.cpp's server and Node close idle connections after 5 s, often without saying so, and a
- * request written as the engine closes would fail.
- */
-const agent = new Http1Agent({ connectionsPerOrigin: 256, idleTimeoutMs: 4_000 });
 
 /** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
@@ -50,7 +50,8 @@ export async function postJson(engine: EngineConnection, call: EngineCall): Prom
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError('500', `The engine for model '${engine.modelName}' sent an answer that is not JSON: ${redact(engine, text.slice(0, 200))}`);
+    // The engine's bytes are not quoted: a message is no place for whatever an engine sent.
+    throw new ApiError('500', `The engine for model '${engine.modelName}' sent an answer that is not JSON (${Buffer.byteLength(text)} bytes).`);
   }
 }
 
@@ -68,7 +69,8 @@ export async function* postForEvents(engine: EngineConnection, call: EngineCall)
       throw failure(engine, exchange, call.signal, error, 'before-answer');
     }
     try {
-      for await (const data of readSseData(exchange.chunks())) yield data;
+      const maxEventBytes = Math.min(maxStreamEventBytes, engine.maxResponseBytes ?? defaultMaxResponseBytes);
+      for await (const data of readSseData(exchange.chunks(), { maxEventBytes })) yield data;
     } catch (error) {
       throw failure(engine, exchange, call.signal, error, 'while-reading');
     }
@@ -93,13 +95,14 @@ function open(engine: EngineConnection, call: EngineCall, accept: string, answer
   if (call.signal.aborted) throw abortReason(call.signal);
   const headers: Record<string, string> = { 'content-type': form === undefined ? 'application/json' : form.contentType, accept };
   if (engine.apiKey !== undefined) headers['authorization'] = `Bearer ${engine.apiKey}`;
-  return new EngineExchange(agent, {
+  return new EngineExchange(engineDispatcher, {
     url: call.url,
     headers,
     body: form === undefined ? JSON.stringify(call.body) : form.bytes,
     signal: call.signal,
     timeoutMs: engine.timeoutMs,
     answer,
+    maxResponseBytes: engine.maxResponseBytes ?? defaultMaxResponseBytes,
     errorAnswer: (status, text) => (call.httpError ?? engine.httpError)(status, redact(engine, text)),
   });
 }
@@ -108,9 +111,15 @@ function open(engine: EngineConnection, call: EngineCall, accept: string, answer
 function failure(engine: EngineConnection, exchange: EngineExchange, signal: AbortSource, error: unknown, phase: 'before-answer' | 'while-reading'): Error {
   if (signal.aborted) return abortReason(signal);
   if (error instanceof ApiError) return error;
+  if (error instanceof AnswerOverCapError) return answerOverCap(engine.modelName, error);
   const detail = exchange.timedOut ? `no complete answer within ${engine.timeoutMs} ms (timeoutMs)` : redact(engine, connectionDetail(error));
   if (phase === 'before-answer') return engineUnreachable(engine.modelName, detail);
   return new EngineConnectionError(`The connection to the engine for model '${engine.modelName}' broke: ${detail}.`, { cause: error });
+}
+
+/** An engine that sends more than a cap allows fails the call it answers, and only that one. */
+export function answerOverCap(model: string, error: AnswerOverCapError): ApiError {
+  return new ApiError('1230', `The engine for model '${model}' sent more than the platform accepts: ${error.message}; the call was stopped.`);
 }
 
 /** Engines do not echo credentials, but a message is never the place for the apiKey, so make sure. */

@@ -25,6 +25,7 @@ export const createOpenAiCompatibleBackend: BackendFactory = ({ modelName, entry
     modelName,
     apiKey: entry.apiKey,
     timeoutMs: entry.timeoutMs ?? defaultEngineTimeoutMs,
+    maxResponseBytes: entry.maxResponseBytes,
     httpError: (status, text) => engineHttpError(modelName, status, text),
   };
   const options: OpenAiBodyOptions = {
@@ -35,6 +36,6 @@ export const createOpenAiCompatibleBackend: BackendFactory = ({ modelName, entry
   };
   return {
     chat: new ChatCompletionsEngine(engine, `${baseUrl}/chat/completions`, (request, stream) => buildOpenAiChatBody(request, options, stream)),
-    tokenizer: new OpenAiCompatibleTokenizer(engine, baseUrl.replace(/\/v1$/, ''), options),
+    tokenizer: new OpenAiCompatibleTokenizer(engine, baseUrl, options, entry.engine),
   };
 };

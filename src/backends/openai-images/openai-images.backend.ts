@@ -19,6 +19,7 @@ export const createOpenAiImagesBackend: BackendFactory = ({ modelName, entry }) 
     modelName,
     apiKey: entry.apiKey,
     timeoutMs: entry.timeoutMs ?? defaultImageTimeoutMs,
+    maxResponseBytes: entry.maxResponseBytes,
     httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
   };
   return {

@@ -19,6 +19,7 @@ export const createOpenAiTranscriptionBackend: BackendFactory = ({ modelName, en
     modelName,
     apiKey: entry.apiKey,
     timeoutMs: entry.timeoutMs ?? defaultTranscriptionTimeoutMs,
+    maxResponseBytes: entry.maxResponseBytes,
     httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
   };
   return { transcribe: new OpenAiTranscriber(engine, baseUrl, entry.upstreamModel ?? modelName) };

@@ -35,6 +35,7 @@ export const createZaiBackend: BackendFactory = ({ modelName, entry }) => {
     modelName,
     apiKey: entry.apiKey,
     timeoutMs: entry.timeoutMs ?? defaultEngineTimeoutMs,
+    maxResponseBytes: entry.maxResponseBytes,
     httpError: (status, text) => zaiHttpError(modelName, status, text),
   };
   // Upstream image and video tasks finish in seconds to minutes; polling faster gains nothing.

@@ -12,6 +12,12 @@ export const ModelEntrySchema = Type.Object(
     upstreamModel: Type.Optional(Type.String({ minLength: 1, description: 'Model name the engine knows.' })),
     modelPath: Type.Optional(Type.String({ minLength: 1, description: 'Local weights file (GGUF).' })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxResponseBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1024,
+        description: 'HTTP engines: most bytes of one answer read whole, or of an error body (default 33554432, 32 MiB); more fails that call.',
+      }),
+    ),
     maxConcurrency: Type.Optional(Type.Integer({ minimum: 1 })),
     workflow: Type.Optional(
       Type.String({
@@ -27,6 +33,12 @@ export const ModelEntrySchema = Type.Object(
         minLength: 1,
         description:
           "openai-compatible: dotted path of the engine's thinking switch (default chat_template_kwargs.enable_thinking; 'none' sends none).",
+      }),
+    ),
+    engine: Type.Optional(
+      Type.Union([Type.Literal('llama.cpp'), Type.Literal('vllm'), Type.Literal('sglang')], {
+        description:
+          "openai-compatible: which server it is, for token counting (llama.cpp: /v1/chat/completions/input_tokens or /apply-template + /tokenize; vllm: chat /tokenize; sglang: tokenizerPath needed). Left out: found from the engine's first /tokenize answer.",
       }),
     ),
     vision: Type.Optional(Type.Boolean({ description: 'The engine takes image/video/file content parts.' })),
