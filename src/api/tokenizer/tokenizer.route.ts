@@ -1,3 +1,4 @@
+import { effectiveThinking } from '../../core/models/chat-model-rules.ts';
 import { callUsage } from '../../core/usage/call-usage.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
@@ -42,7 +43,9 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
       const signal = abortOnDisconnect(reply);
       let messages = toChatMessages(body.messages, true);
       if (hasRemoteMedia({ messages })) messages = await inlineRemoteMediaOf(messages, mediaFetcher, signal);
-      const promptTokens = await counter.countPromptTokens({ messages, tools: toFunctionTools(body.tools ?? []), signal });
+      // The chat call's thinking rules (a model that always thinks counts its open think block).
+      const thinking = effectiveThinking(body.model, body.thinking?.type, undefined);
+      const promptTokens = await counter.countPromptTokens({ messages, tools: toFunctionTools(body.tools ?? []), thinking, signal });
       // A counted call, not consumed tokens: token quotas and token prices must not see the prompt as used.
       deps.usage.record(callUsage({ keyId: request.apiKey?.id ?? '', model: body.model, endpoint: 'tokenizer', requestId: request.requestId }));
       return {

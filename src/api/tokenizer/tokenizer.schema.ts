@@ -22,6 +22,15 @@ export const TokenizerRequest = Type.Object({
     description: 'Chat-format messages, multimodal parts included; not only system and not only assistant messages.',
   }),
   tools: Type.Optional(Type.Array(FunctionTool, { maxItems: maxTools, description: 'Function tools counted with the prompt.' })),
+  thinking: Type.Optional(
+    Type.Object(
+      { type: Type.Optional(StringEnum(['enabled', 'disabled'])) },
+      {
+        description:
+          "As on chat completions (default enabled): chat templates render an open or a closed think block, so prompt_tokens equals the chat call's with the same thinking.",
+      },
+    ),
+  ),
   request_id: Type.Optional(RequestId),
   user_id: Type.Optional(UserId),
 });

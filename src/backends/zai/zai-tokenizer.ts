@@ -26,6 +26,9 @@ export class ZaiTokenizer implements TokenCounter {
     if (typeof count !== 'number') {
       throw new ApiError('500', `The upstream platform answered /tokenizer for model '${this.#engine.modelName}' without usage.prompt_tokens.`);
     }
-    return asCount(count);
+    const counted = asCount(count);
+    // A rendered chat always has tokens (its role markers at least): 0 is the upstream failing, never a count.
+    if (counted === 0) throw new ApiError('500', `The upstream platform counted 0 tokens for a non-empty prompt of model '${this.#engine.modelName}' at /tokenizer.`);
+    return counted;
   }
 }

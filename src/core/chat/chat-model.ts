@@ -12,7 +12,16 @@ export interface ChatModel {
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
 }
 
-/** Counts the prompt tokens of messages + tools as the engine would render them. */
+/**
+ * Counts the prompt tokens of messages + tools as the engine would render them. `thinking` is the
+ * chat call's switch (templates render an open or a closed think block); without it the engine's
+ * own default is counted.
+ */
 export interface TokenCounter {
-  countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSource }): Promise<number>;
+  countPromptTokens(request: {
+    readonly messages: ChatRequest['messages'];
+    readonly tools: ChatRequest['tools'];
+    readonly thinking?: ChatRequest['thinking'];
+    readonly signal: AbortSource;
+  }): Promise<number>;
 }
