@@ -9,12 +9,44 @@ import { join } from 'node:path';
  * llama.cpp loads as an ordinary model: a SentencePiece ("llama") vocab of printable pieces plus
  * the 256 `<0xXX>` byte-fallback tokens (so any text tokenizes), ChatML control tokens and a
  * ChatML chat template that renders tools, 2 layers of width 64. Deterministic from the seed.
+ * Another chat format (its template and special tokens) can be given instead of ChatML.
  */
 export interface TinyGgufOptions {
   /** Seeds the weights; the same seed gives the same file. */
   readonly seed?: number;
   /** `llama.context_length`, the context the model claims to be trained on. */
   readonly contextLength?: number;
+  /** The chat format the model carries; ChatML (in Qwen 2.5's form) when left out. */
+  readonly chat?: TinyGgufChat;
+}
+
+/**
+ * A chat format: its template, its special tokens and which of them end a turn. Logit offsets
+ * steer what random weights sample, so that an engine's output parser sees the markers it looks
+ * for (a reasoning end, a tool call) and never sees what it cannot parse.
+ */
+export interface TinyGgufChat {
+  /** `tokenizer.chat_template` (Jinja). */
+  readonly template: string;
+  /** The template's special tokens, added to the vocabulary as control tokens (ids from 3 on, in this order). */
+  readonly controlTokens: readonly string[];
+  /** `tokenizer.ggml.eos_token_id`: one of controlTokens. */
+  readonly endOfText: string;
+  /** `tokenizer.ggml.eot_token_id` (end of turn), also ends generation: one of controlTokens. */
+  readonly endOfTurn?: string;
+  /** `tokenizer.ggml.eom_token_id` (end of message, e.g. a tool observation follows), also ends generation. */
+  readonly endOfMessage?: string;
+  /**
+   * Offsets added to tokens' logits, by token text, in units of about 4 logits (through a constant
+   * embedding dimension, see buildTensors). Tokens not named get none.
+   */
+  readonly logitOffsets?: ReadonlyMap<string, number>;
+  /**
+   * The same offset for the 256 `<0xXX>` byte-fallback tokens. Random weights string bytes into
+   * invalid UTF-8, which an engine that parses its own output refuses; a large negative offset
+   * keeps them for tokenizing any input while the model never samples them.
+   */
+  readonly byteTokenOffset?: number;
 }
 
 /** Token ids the tests may rely on. */
@@ -78,9 +110,22 @@ export function writeTinyGguf(options: TinyGgufOptions = {}): string {
 }
 
 export function buildTinyGguf(options: TinyGgufOptions = {}): Buffer {
-  const vocab = buildVocab();
+  const chat = options.chat;
+  const vocab = buildVocab(chat?.controlTokens ?? ['<|im_start|>', '<|im_end|>']);
   const random = mulberry32(options.seed ?? 1);
-  const tensors = buildTensors(vocab.tokens.length, random);
+  const endIds = chat === undefined
+    ? { endOfText: tinyGgufTokens.imEnd, endOfTurn: undefined, endOfMessage: undefined }
+    : {
+        endOfText: vocab.idOf(chat.endOfText),
+        endOfTurn: chat.endOfTurn === undefined ? undefined : vocab.idOf(chat.endOfTurn),
+        endOfMessage: chat.endOfMessage === undefined ? undefined : vocab.idOf(chat.endOfMessage),
+      };
+  const endTokens = [endIds.endOfText, endIds.endOfTurn, endIds.endOfMessage].filter((id) => id !== undefined);
+  const tensors = buildTensors(vocab, random, endTokens, chat === undefined ? undefined : logitOffsets(vocab, chat));
+  const endMetadata: [string, (writer: GgufWriter) => void][] = [];
+  const { endOfTurn, endOfMessage } = endIds;
+  if (endOfTurn !== undefined) endMetadata.push(['tokenizer.ggml.eot_token_id', (writer) => writer.u32Value(endOfTurn)]);
+  if (endOfMessage !== undefined) endMetadata.push(['tokenizer.ggml.eom_token_id', (writer) => writer.u32Value(endOfMessage)]);
 
   const header = new GgufWriter();
   header.u32(0x46554747); // "GGUF" read as a little-endian uint32
@@ -106,11 +151,12 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): Buffer {
     ['tokenizer.ggml.token_type', (writer) => writer.i32Array(vocab.types)],
     ['tokenizer.ggml.unknown_token_id', (writer) => writer.u32Value(tinyGgufTokens.unknown)],
     ['tokenizer.ggml.bos_token_id', (writer) => writer.u32Value(tinyGgufTokens.bos)],
-    // ChatML turns end with <|im_end|>: it is the end-of-generation token the model samples.
-    ['tokenizer.ggml.eos_token_id', (writer) => writer.u32Value(tinyGgufTokens.imEnd)],
+    // The turn's end (ChatML: <|im_end|>) is the end-of-generation token the model samples.
+    ['tokenizer.ggml.eos_token_id', (writer) => writer.u32Value(endIds.endOfText)],
+    ...endMetadata,
     ['tokenizer.ggml.add_bos_token', (writer) => writer.boolValue(false)],
     ['tokenizer.ggml.add_eos_token', (writer) => writer.boolValue(false)],
-    ['tokenizer.chat_template', (writer) => writer.stringValue(tinyChatTemplate)],
+    ['tokenizer.chat_template', (writer) => writer.stringValue(chat?.template ?? tinyChatTemplate)],
   ];
   header.u64(metadata.length);
   for (const [key, writeValue] of metadata) {
@@ -140,12 +186,14 @@ interface Vocab {
   readonly tokens: string[];
   readonly scores: number[];
   readonly types: number[];
+  /** The id of a token; throws for a token the vocabulary lacks. */
+  idOf(token: string): number;
 }
 
 /** llama.cpp token types. */
 const tokenType = { normal: 1, unknown: 2, control: 3, byte: 6 } as const;
 
-function buildVocab(): Vocab {
+function buildVocab(controlTokens: readonly string[]): Vocab {
   const tokens: string[] = [];
   const scores: number[] = [];
   const types: number[] = [];
@@ -157,8 +205,7 @@ function buildVocab(): Vocab {
   add('<unk>', tokenType.unknown, 0);
   add('<s>', tokenType.control, 0);
   add('</s>', tokenType.control, 0);
-  add('<|im_start|>', tokenType.control, 0);
-  add('<|im_end|>', tokenType.control, 0);
+  for (const token of controlTokens) add(token, tokenType.control, 0);
   for (let byte = 0; byte < 256; byte += 1) {
     add(`<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`, tokenType.byte, 0);
   }
@@ -169,7 +216,26 @@ function buildVocab(): Vocab {
     '▁t', '▁a', '▁s', '▁i', '▁o', '▁w', 'he', 'in', 'er', 'an', 're', 'on', 'th', '▁th', '▁the',
   ];
   pieces.forEach((piece, index) => add(piece, tokenType.normal, piece.length * 10 - index / 1000));
-  return { tokens, scores, types };
+  const ids = new Map(tokens.map((token, id) => [token, id]));
+  if (ids.size !== tokens.length) throw new Error('a control token repeats a token of the vocabulary');
+  const idOf = (token: string): number => {
+    const id = ids.get(token);
+    if (id === undefined) throw new Error(`the tiny vocabulary has no token ${JSON.stringify(token)}`);
+    return id;
+  };
+  return { tokens, scores, types, idOf };
+}
+
+/** The chat's logit offsets as one weight per token (0 for most). */
+function logitOffsets(vocab: Vocab, chat: TinyGgufChat): Float32Array {
+  const offsets = new Float32Array(vocab.tokens.length);
+  if (chat.byteTokenOffset !== undefined) {
+    vocab.types.forEach((type, id) => {
+      if (type === tokenType.byte) offsets[id] = chat.byteTokenOffset ?? 0;
+    });
+  }
+  for (const [token, offset] of chat.logitOffsets ?? []) offsets[vocab.idOf(token)] = offset;
+  return offsets;
 }
 
 interface Tensor {
@@ -179,7 +245,14 @@ interface Tensor {
   readonly data: Float32Array;
 }
 
-function buildTensors(vocabSize: number, random: () => number): Tensor[] {
+/**
+ * The weights. `endTokens` get a damped output row (see below). With `offsets`, the last embedding
+ * dimension carries a constant: every token embeds it as `offsetCarrier`, no block writes to it,
+ * so after the final RMS norm it is a positive value of about 4 at every position, and a token's
+ * output weight on it is a fixed logit offset (a bias, which the llama architecture lacks).
+ */
+function buildTensors(vocab: Vocab, random: () => number, endTokens: readonly number[], offsets?: Float32Array): Tensor[] {
+  const vocabSize = vocab.tokens.length;
   const uniform = (count: number, scale: number): Float32Array => {
     const data = new Float32Array(count);
     for (let index = 0; index < count; index += 1) data[index] = (random() * 2 - 1) * scale;
@@ -197,8 +270,10 @@ function buildTensors(vocabSize: number, random: () => number): Tensor[] {
   // answers now and then (and a grammar that allows only the end token ends them at once), but a
   // greedy answer never ends early, so tests of maxTokens and a full context do not depend on
   // which way the random weights tip on a given CPU.
-  const endRow = output.data.subarray(tinyGgufTokens.imEnd * embeddingLength, (tinyGgufTokens.imEnd + 1) * embeddingLength);
-  endRow.forEach((value, index) => (endRow[index] = value * 0.05));
+  for (const endToken of endTokens) {
+    const endRow = output.data.subarray(endToken * embeddingLength, (endToken + 1) * embeddingLength);
+    endRow.forEach((value, index) => (endRow[index] = value * 0.05));
+  }
   const tensors: Tensor[] = [
     { name: 'token_embd.weight', dimensions: [embeddingLength, vocabSize], data: uniform(embeddingLength * vocabSize, 1) },
     { name: 'output_norm.weight', dimensions: [embeddingLength], data: ones(embeddingLength) },
@@ -218,7 +293,29 @@ function buildTensors(vocabSize: number, random: () => number): Tensor[] {
       matrix(`${prefix}.ffn_down.weight`, feedForwardLength, embeddingLength),
     );
   }
+  if (offsets !== undefined) carryLogitOffsets(tensors, offsets);
   return tensors;
+}
+
+const offsetDimension = embeddingLength - 1;
+const offsetCarrier = 4;
+
+function carryLogitOffsets(tensors: readonly Tensor[], offsets: Float32Array): void {
+  const tensor = (name: string): Tensor => {
+    const found = tensors.find((candidate) => candidate.name === name);
+    if (found === undefined) throw new Error(`no tensor ${name}`);
+    return found;
+  };
+  const embeddings = tensor('token_embd.weight').data;
+  for (let token = 0; token < offsets.length; token += 1) embeddings[token * embeddingLength + offsetDimension] = offsetCarrier;
+  for (let block = 0; block < blockCount; block += 1) {
+    // Rows are outputs: zero the row of each residual write that lands on the carrier dimension.
+    for (const [name, inputs] of [[`blk.${block}.attn_output.weight`, embeddingLength], [`blk.${block}.ffn_down.weight`, feedForwardLength]] as const) {
+      tensor(name).data.fill(0, offsetDimension * inputs, (offsetDimension + 1) * inputs);
+    }
+  }
+  const output = tensor('output.weight').data;
+  offsets.forEach((offset, token) => (output[token * embeddingLength + offsetDimension] = offset));
 }
 
 function align(length: number): number {
