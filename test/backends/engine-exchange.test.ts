@@ -1,0 +1,434 @@
+import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { ChatCompletionsEngine, maxEventsWithoutProgress } from '../../src/backends/openai-compatible/chat-completions-engine.ts';
+import { engineHttpError } from '../../src/backends/openai-compatible/engine-http-error.ts';
+import { postForEvents, postJson, type EngineConnection } from '../../src/backends/openai-compatible/engine-request.ts';
+import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
+import { ApiError } from '../../src/core/errors/api-error.ts';
+import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+
+/** One request as the raw server read it, with the connection it came on. */
+interface SeenRequest {
+  readonly connection: number;
+  readonly path: string;
+  readonly head: string;
+  readonly body: string;
+}
+
+interface RawEngine {
+  readonly url: string;
+  readonly requests: SeenRequest[];
+  /** Connections accepted, open or closed. */
+  readonly sockets: Socket[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback engine over node:net that writes whatever `answer` decides, byte for byte: the
+ * misbehaviours a Node HTTP server would not let a test produce (closing after an answer whose
+ * headers say keep-alive, bytes after an answer, a body longer or shorter than its Content-Length).
+ */
+async function rawEngine(answer: (request: SeenRequest, socket: Socket) => void): Promise<RawEngine> {
+  const requests: SeenRequest[] = [];
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    const connection = sockets.push(socket) - 1;
+    let buffered = Buffer.alloc(0);
+    socket.on('error', () => undefined);
+    socket.on('data', (data: Buffer) => {
+      buffered = Buffer.concat([buffered, data]);
+      for (;;) {
+        const headEnd = buffered.indexOf('\r\n\r\n');
+        if (headEnd === -1) return;
+        const head = buffered.subarray(0, headEnd).toString('latin1');
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        if (buffered.length < headEnd + 4 + length) return;
+        const body = buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
+        buffered = buffered.subarray(headEnd + 4 + length);
+        const request = { connection, path: head.split(' ')[1] ?? '', head, body };
+        requests.push(request);
+        answer(request, socket);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    sockets,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const json = (body: string, extraHeaders = '') =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n${extraHeaders}\r\n${body}`;
+
+const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+
+/** A streamed chat answer as llama.cpp's server sends it: chunked, keep-alive in its headers. */
+function sseAnswer(tag: string): string {
+  const events = [
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: tag } }] })}\n\n`,
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    'data: [DONE]\n\n',
+  ];
+  return `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: keep-alive\r\nkeep-alive: timeout=5, max=100\r\ntransfer-encoding: chunked\r\n\r\n${events.map(chunk).join('')}0\r\n\r\n`;
+}
+
+const sseHead = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: keep-alive\r\n\r\n';
+
+/** The connection settings of a model served by the raw engine (URLs are given per call). */
+function engineSettings(overrides: Partial<EngineConnection> = {}): EngineConnection {
+  return { modelName: 'glm-raw', apiKey: undefined, timeoutMs: 10_000, httpError: (status, text) => engineHttpError('glm-raw', status, text), ...overrides };
+}
+
+async function streamText(engine: EngineConnection, url: string, body: unknown = {}): Promise<string> {
+  let text = '';
+  for await (const data of postForEvents(engine, { url, body, signal: new AbortController().signal })) {
+    if (data === '[DONE]') break;
+    const delta = (JSON.parse(data) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content;
+    text += delta ?? '';
+  }
+  return text;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Writes `total` bytes of `unit` while the socket takes them, until the peer goes away. */
+function pour(socket: Socket, unit: Buffer, total: number): void {
+  let written = 0;
+  const write = () => {
+    while (written < total && !socket.destroyed) {
+      written += unit.length;
+      if (!socket.write(unit)) {
+        socket.once('drain', write);
+        return;
+      }
+    }
+  };
+  write();
+}
+
+describe('engine exchange: an engine that closes the connection after each streamed answer', () => {
+  // llama.cpp's server closes the connection after a streamed answer although its headers say
+  // keep-alive, at once or a moment later; a request written on that connection as it closes
+  // fails before any byte of its answer and must be sent again, never surface to the caller.
+  const closingConnections = new WeakSet<Socket>();
+  const closing = rawEngine((request, socket) => {
+    if (closingConnections.has(socket)) return; // what arrives after the answer is never read
+    closingConnections.add(socket);
+    const { tag, closeAfterMs } = JSON.parse(request.body) as { tag: string; closeAfterMs: number };
+    socket.write(sseAnswer(tag), () => {
+      if (closeAfterMs === 0) socket.destroy();
+      else setTimeout(() => socket.destroy(), closeAfterMs);
+    });
+  });
+  after(async () => (await closing).close());
+
+  for (const closeAfterMs of [0, 3]) {
+    for (const concurrency of [1, 8]) {
+      it(`answers 200 back-to-back streams at concurrency ${concurrency}, closed ${closeAfterMs} ms after each, every one with its own answer`, async () => {
+        const engine = await closing;
+        const connection = engineSettings();
+        let next = 0;
+        const failures: string[] = [];
+        const worker = async () => {
+          while (next < 200) {
+            const tag = `c${concurrency}-${next++}`;
+            try {
+              assert.equal(await streamText(connection, `${engine.url}/v1/chat/completions`, { tag, closeAfterMs }), tag);
+            } catch (error) {
+              failures.push(messageOf(error));
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: concurrency }, worker));
+        assert.deepEqual(failures, []);
+      });
+    }
+  }
+});
+
+describe('engine exchange: bytes an engine sends beyond its answer', () => {
+  const stray = '{"choices":[{"message":{"content":"STRAY-BYTES-FOR-SOMEONE-ELSE"}}]}';
+  const strayAnswer = `HTTP/1.1 200 OK\r\ncontent-length: ${stray.length}\r\n\r\n${stray}`;
+  const own = (request: SeenRequest) => JSON.stringify({ choices: [{ message: { content: `answer to ${JSON.parse(request.body).tag}` } }] });
+  let mode: 'stray-response' | 'stray-later' | 'longer-body' | 'plain' = 'plain';
+  const engine = rawEngine((request, socket) => {
+    const body = own(request);
+    if (mode === 'stray-response') {
+      socket.write(json(body) + strayAnswer);
+    } else if (mode === 'stray-later') {
+      socket.write(json(body));
+      setImmediate(() => socket.write(strayAnswer));
+    } else if (mode === 'longer-body') {
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}${strayAnswer}`);
+    } else {
+      socket.write(json(body));
+    }
+    mode = 'plain';
+  });
+  after(async () => (await engine).close());
+
+  for (const misbehaviour of ['stray-response', 'stray-later', 'longer-body'] as const) {
+    it(`${misbehaviour}: the next caller gets its own answer, and no message quotes the stray bytes`, async () => {
+      const { url } = await engine;
+      const connection = engineSettings();
+      const call = (tag: string) => postJson(connection, { url: `${url}/v1/chat/completions`, body: { tag }, signal: new AbortController().signal });
+      mode = misbehaviour;
+      const outcomes: string[] = [];
+      for (const tag of ['first', 'second', 'third']) {
+        try {
+          outcomes.push(JSON.stringify(await call(tag)));
+        } catch (error) {
+          outcomes.push(`error: ${messageOf(error)}`);
+        }
+        // The next call starts at once: the connection it gets must not carry the stray bytes.
+      }
+      assert.ok(outcomes.every((outcome) => !outcome.includes('STRAY')), outcomes.join('\n'));
+      assert.ok(outcomes[0]?.includes('answer to first') || outcomes[0]?.startsWith('error:'), outcomes[0]);
+      assert.ok(outcomes[1]?.includes('answer to second'), outcomes[1]);
+      assert.ok(outcomes[2]?.includes('answer to third'), outcomes[2]);
+    });
+  }
+});
+
+describe('engine exchange: answers cut short', () => {
+  it('a body shorter than its Content-Length fails that call cleanly, and is not sent again', async () => {
+    const engine = await rawEngine((request, socket) => {
+      if (JSON.parse(request.body).tag === 'short') socket.end('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"choices":', () => socket.destroy());
+      else socket.write(json('{"ok":true}'));
+    });
+    try {
+      const connection = engineSettings();
+      const call = (tag: string) => postJson(connection, { url: `${engine.url}/v1/chat/completions`, body: { tag }, signal: new AbortController().signal });
+      const error = await rejection(call('short'));
+      assertApiError(error, '1234', "'glm-raw'");
+      assert.ok(!messageOf(error).includes('choices'), messageOf(error));
+      assert.equal(engine.requests.length, 1, 'an answer had begun: the request is not sent again');
+      assert.deepEqual(await call('next'), { ok: true });
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a new connection the engine closes without answering is not sent again', async () => {
+    const engine = await rawEngine((_request, socket) => socket.destroy());
+    try {
+      const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
+      assertApiError(error, '1234', "'glm-raw'");
+      assert.equal(engine.requests.length, 1);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('engine exchange: caps on what an engine sends', () => {
+  it('an answer that declares more than maxResponseBytes fails at once with 1230, naming the cap', async () => {
+    const engine = await rawEngine((_request, socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 104857600\r\n\r\n{"choices":');
+    });
+    try {
+      const started = performance.now();
+      const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
+      assertApiError(error, '1230', "'glm-raw'", 'maxResponseBytes', '32 MiB');
+      assert.ok(performance.now() - started < 2_000);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a 100 MB chunked answer fails with 1230 at the cap, memory bounded, its connection closed', async () => {
+    const megabyte = Buffer.alloc(1024 * 1024, 'a');
+    const unit = Buffer.concat([Buffer.from(`${megabyte.length.toString(16)}\r\n`), megabyte, Buffer.from('\r\n')]);
+    const engine = await rawEngine((_request, socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n');
+      pour(socket, unit, 100 * unit.length);
+    });
+    try {
+      global.gc?.();
+      const before = process.memoryUsage().rss;
+      const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
+      const growth = process.memoryUsage().rss - before;
+      assertApiError(error, '1230', 'maxResponseBytes');
+      assert.ok(growth < 150 * 1024 * 1024, `RSS grew by ${Math.round(growth / 1024 / 1024)} MB`);
+      await waitFor(() => engine.sockets.every((socket) => socket.destroyed || socket.readableEnded));
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a per-model maxResponseBytes caps an error body too', async () => {
+    const engine = await rawEngine((_request, socket) => {
+      const body = JSON.stringify({ error: { message: 'e'.repeat(10_000) } });
+      socket.write(`HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    });
+    try {
+      const error = await rejection(postJson(engineSettings({ maxResponseBytes: 4096 }), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
+      assertApiError(error, '1230', 'HTTP 500', '4096 bytes', 'maxResponseBytes');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a 50 MB server-sent event fails with 1230 within 2 s while another call on the engine is answered', async () => {
+    const line = Buffer.alloc(1024 * 1024, 'x');
+    const engine = await rawEngine((request, socket) => {
+      if (request.path === '/huge') {
+        socket.write(`${sseHead}data: `);
+        pour(socket, line, 50 * line.length);
+        return;
+      }
+      // A slow, ordinary stream on another connection: one event every 20 ms.
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n');
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (socket.destroyed) return clearInterval(timer);
+        if (sent === 20) {
+          clearInterval(timer);
+          socket.write(`${chunk('data: [DONE]\n\n')}0\r\n\r\n`);
+          return;
+        }
+        sent += 1;
+        socket.write(chunk(`data: ${JSON.stringify({ choices: [{ delta: { content: `part ${sent}` } }] })}\n\n`));
+      }, 20);
+    });
+    try {
+      const connection = engineSettings();
+      const ordinary = (async () => {
+        let events = 0;
+        for await (const data of postForEvents(connection, { url: `${engine.url}/ordinary`, body: {}, signal: new AbortController().signal })) {
+          if (data === '[DONE]') break;
+          events += 1;
+        }
+        return events;
+      })();
+      const started = performance.now();
+      const error = await rejection(
+        (async () => {
+          for await (const data of postForEvents(connection, { url: `${engine.url}/huge`, body: {}, signal: new AbortController().signal })) assert.fail(`an event of ${data.length} characters`);
+        })(),
+      );
+      const elapsed = performance.now() - started;
+      assertApiError(error, '1230', 'one stream event', '8 MiB');
+      assert.ok(elapsed < 2_000, `took ${Math.round(elapsed)} ms`);
+      assert.equal(await ordinary, 20);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it(`${maxEventsWithoutProgress} stream events in a row without content end the call with 1230`, async () => {
+    const empty = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {} }] })}\n\n`;
+    const engine = await rawEngine((_request, socket) => {
+      socket.write(sseHead + `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Hi' } }] })}\n\n`);
+      socket.write(empty.repeat(maxEventsWithoutProgress + 5));
+    });
+    try {
+      const chat = new ChatCompletionsEngine(engineSettings(), `${engine.url}/v1/chat/completions`, () => ({}));
+      const parts: unknown[] = [];
+      const error = await rejection(
+        (async () => {
+          for await (const part of chat.stream(chatRequest())) parts.push(part);
+        })(),
+      );
+      assertApiError(error, '1230', 'without content', `${maxEventsWithoutProgress} events`);
+      assert.deepEqual(parts, [{ type: 'text', text: 'Hi' }]);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('engine exchange: error answers and aborts', () => {
+  it("passes the engine's own error.message on, on one line and shortened", async () => {
+    const message = `slot unavailable\r\nInjected: header ${'m'.repeat(2_000)}`;
+    const engine = await rawEngine((_request, socket) => {
+      const body = JSON.stringify({ error: { code: 503, message, type: 'unavailable_error' } });
+      socket.write(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    });
+    try {
+      const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
+      assertApiError(error, '1234', 'HTTP 503', 'slot unavailable Injected: header mmm');
+      assert.ok(error instanceof ApiError && !/[\r\n]/.test(error.message) && !error.message.includes('unavailable_error'), messageOf(error));
+      assert.ok(messageOf(error).length < 500, `${messageOf(error).length} characters`);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("the client's abort closes the engine's connection, waiting for the answer or reading it", async () => {
+    const engine = await rawEngine((request, socket) => {
+      if (request.path === '/streaming') socket.write(`${sseHead}data: {"choices":[{"delta":{"content":"a"}}]}\n\n`);
+    });
+    try {
+      const connection = engineSettings();
+      const waiting = new AbortController();
+      const pending = rejection(postJson(connection, { url: `${engine.url}/waiting`, body: {}, signal: waiting.signal }));
+      await waitFor(() => engine.requests.length === 1);
+      waiting.abort(new Error('the client closed the connection'));
+      assert.equal(messageOf(await pending), 'the client closed the connection');
+      await waitFor(() => engine.sockets[0]?.readableEnded === true || engine.sockets[0]?.destroyed === true);
+
+      const reading = new AbortController();
+      const events = postForEvents(connection, { url: `${engine.url}/streaming`, body: {}, signal: reading.signal });
+      assert.equal((await events.next()).value, '{"choices":[{"delta":{"content":"a"}}]}');
+      const next = events.next();
+      reading.abort(new Error('the client left'));
+      assert.equal(messageOf(await rejection(next)), 'the client left');
+      const socket = engine.sockets[engine.requests[1]?.connection ?? -1];
+      await waitFor(() => socket?.readableEnded === true || socket?.destroyed === true);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('sends only the headers the call owns, never ones inherited from Object.prototype', async () => {
+    const engine = await rawEngine((_request, socket) => socket.write(json('{}')));
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype['x-polluted'] = 'yes';
+    try {
+      await postJson(engineSettings({ apiKey: 'sk-test' }), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal });
+      const head = engine.requests[0]?.head.toLowerCase() ?? '';
+      assert.ok(head.includes('authorization: bearer sk-test'), head);
+      assert.ok(!head.includes('x-polluted'), head);
+    } finally {
+      delete prototype['x-polluted'];
+      await engine.close();
+    }
+  });
+});
+
+function chatRequest(): ChatRequest {
+  return {
+    model: 'glm-raw',
+    messages: [{ role: 'user', content: 'Hello' }],
+    tools: [],
+    temperature: undefined,
+    topP: undefined,
+    greedy: false,
+    maxTokens: undefined,
+    maxTokensLimit: 98304,
+    stop: [],
+    responseFormat: 'text',
+    thinking: { enabled: true, effort: undefined },
+    seed: undefined,
+    signal: new AbortController().signal,
+  };
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) assert.fail('the condition did not come true in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
