@@ -99,6 +99,7 @@ describe('POST /paas/v4/reader on the in-process reader', () => {
       { url: web.url('/files/archive.zip'), status: 400, code: '1214', mentions: ['application/zip'] },
       { url: web.url('/challenge'), status: 400, code: '1214', mentions: ['bot check'] },
       { url: web.url('/empty'), status: 400, code: '1214', mentions: ['no readable content'] },
+      { url: web.url('/deep'), status: 400, code: '1214', mentions: ['more than 256 levels deep'] },
     ];
     for (const { url, timeout, status, code, mentions } of cases) {
       const response = await postJson(test, path, { url, ...(timeout === undefined ? {} : { timeout }) });

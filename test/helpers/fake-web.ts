@@ -243,6 +243,8 @@ fetch(target).then((answer) => answer.text()).then((text) => write('LEAKED ' + t
     '/challenge-ok': (_request, response) =>
       send(response, 200, html, page('Just a moment...', '<noscript>Enable JavaScript and cookies to continue</noscript><script>window._cf_chl_opt = {};</script>')),
     '/empty': (_request, response) => send(response, 200, html, page('Empty', '')),
+    // Nested deeper than the reader takes apart (Readability would spend minutes, then overflow its stack).
+    '/deep': (_request, response) => send(response, 200, html, page('Deep', `${'<div>'.repeat(10_000)}deep text${'</div>'.repeat(10_000)}`)),
     '/status/404': (_request, response) => send(response, 404, html, page('Not found', '<p>No such page.</p>')),
     '/status/503': (_request, response) => send(response, 503, html, page('Unavailable', '<p>Try later.</p>')),
     '/redirect/to': (_request, response, url) => {

@@ -16,6 +16,8 @@ export interface DomElement extends DomNode {
   readonly tagName: string;
   readonly children: ArrayLike<DomElement>;
   readonly firstElementChild: DomElement | null;
+  readonly nextElementSibling: DomElement | null;
+  readonly parentElement: DomElement | null;
   innerHTML: string;
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;

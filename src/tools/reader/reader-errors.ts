@@ -33,6 +33,10 @@ export function nothingReadable(url: string, scripted: boolean, rendering: boole
   return new ApiError('1214', `Invalid parameter 'url': ${url} has no readable content.${hint}`);
 }
 
+export function nestedTooDeep(url: string, maxDepth: number): ApiError {
+  return new ApiError('1214', `Invalid parameter 'url': ${url} nests its elements more than ${maxDepth} levels deep, more than the reader takes apart.`);
+}
+
 export function unreadablePdf(url: string, detail: string): ApiError {
   return new ApiError('1214', `Invalid parameter 'url': ${url} is a PDF that could not be read (${detail}).`);
 }

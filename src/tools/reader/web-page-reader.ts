@@ -9,7 +9,7 @@ import { looksLikeChallenge } from './challenge-page.ts';
 import { HtmlExtractor, type ContentOptions, type ExtractedPage } from './html-extractor.ts';
 import type { PageRenderer } from './page-renderer.ts';
 import { readPdfText } from './pdf-text.ts';
-import { challengePage, nothingReadable, notReadable, pageHttpError, unreadablePdf } from './reader-errors.ts';
+import { challengePage, nestedTooDeep, nothingReadable, notReadable, pageHttpError, unreadablePdf } from './reader-errors.ts';
 
 export interface WebPageReaderOptions {
   readonly fetcher: GuardedFetcher;
@@ -96,6 +96,7 @@ export class WebPageReader implements WebReader {
     const extraction = this.#extractor.extract(html, finalUrl, options);
     if (extraction.kind === 'challenge') throw challengePage(url);
     if (extraction.kind === 'empty') throw nothingReadable(url, extraction.scripted, renderer !== undefined);
+    if (extraction.kind === 'too-deep') throw nestedTooDeep(url, extraction.maxDepth);
     return extraction.page;
   }
 
