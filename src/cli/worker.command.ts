@@ -1,5 +1,6 @@
 import { readSettings } from '../core/config/settings.ts';
 import { startOpsServer } from '../http/ops-server.ts';
+import { serverLimitsFromSettings } from '../http/server-limits.ts';
 import { openPlatform } from '../platform/open-platform.ts';
 import { keepHeapSteady } from '../platform/steady-heap.ts';
 import type { CliFlags } from './cli-flags.ts';
@@ -17,7 +18,7 @@ export async function runWorker(flags: CliFlags): Promise<number> {
   const platform = await openPlatform(settings, process.env);
   platform.startWorkers();
   const queue = platform.tasks.mode === 'bullmq' ? 'BullMQ on Redis' : `embedded queue on ${platform.database.dialect}`;
-  const ops = flags.port === undefined ? undefined : await startOpsServer(platform, { port: settings.port, host: settings.host });
+  const ops = flags.port === undefined ? undefined : await startOpsServer(platform, { port: settings.port, host: settings.host }, serverLimitsFromSettings(settings));
   const opsLine = ops === undefined ? '' : ` Health and metrics on port ${settings.port}.`;
   console.log(`Task worker started: ${queue}, up to ${settings.workerConcurrency} tasks at once.${opsLine}`);
   return new Promise<number>((resolve) => {

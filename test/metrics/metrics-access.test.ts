@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { PlatformMetrics } from '../../src/core/metrics/platform-metrics.ts';
 import { startOpsServer } from '../../src/http/ops-server.ts';
+import { defaultServerLimits } from '../../src/http/server-limits.ts';
 import { sqliteTarget } from '../helpers/test-databases.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { createTestDatabase, testTaskService, waitFor } from '../tasks/task-test-kit.ts';
@@ -28,7 +29,7 @@ describe('who may scrape, and what a worker serves', () => {
 
   it('serves /healthz, /readyz and /metrics from a worker process (worker --port)', async () => {
     const test = await platformWithEnvironment({});
-    const ops = await startOpsServer(test.platform, { port: 0, host: '127.0.0.1' });
+    const ops = await startOpsServer(test.platform, { port: 0, host: '127.0.0.1' }, defaultServerLimits);
     try {
       const origin = `http://127.0.0.1:${(ops.server.address() as AddressInfo).port}`;
       assert.deepEqual(await (await fetch(`${origin}/healthz`)).json(), { status: 'ok' });
@@ -39,6 +40,9 @@ describe('who may scrape, and what a worker serves', () => {
       assert.equal(metrics.status, 200);
       assert.ok(valueOf(parseScrape(await metrics.text()), 'model_platform_process_start_time_seconds', {}) !== undefined);
       assert.equal((await fetch(`${origin}/paas/v4/chat/completions`, { method: 'POST' })).status, 404, 'no API on the ops port');
+      const overlong = await fetch(`${origin}/healthz?${'x'.repeat(20_000)}`);
+      assert.equal(overlong.status, 431, 'the parser refusal is answered like the API server does');
+      assert.equal(((await overlong.json()) as { error: { code: string } }).error.code, '431');
     } finally {
       await ops.close();
       await test.close();
