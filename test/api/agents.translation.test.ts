@@ -65,7 +65,9 @@ describe('general_translation over HTTP (loopback chat engine)', () => {
   });
 
   it('an engine failure before any output is an HTTP error body; a break after it ends the stream with network_error', async () => {
-    engine.enqueue({ kind: 'reset' });
+    // Dropped before any answer on a connection kept alive from earlier calls, the request is sent
+    // once more on a new connection, and the engine drops that one too.
+    engine.enqueue({ kind: 'reset' }, { kind: 'reset' });
     assertPlatformError(await postJson(test, url, translate('Hello', {}, true)), { status: 500, code: '1234', mentions: ['glm-4.7'] });
     engine.enqueue(sseReply([vllmChunk({ role: 'assistant', content: '' }), vllmChunk({ content: '你' })], { cutAfter: 2 }));
     const frames = parseSseBody((await postJson(test, url, translate('Hello', {}, true))).body);

@@ -64,7 +64,9 @@ describe('translation agent: refusals and failures', () => {
   it('an engine error before any output is thrown (the client gets an HTTP error), also from an earlier step', async () => {
     engine.enqueue(vllmError(400, 'This model maximum context length is 10 tokens'));
     assertApiError(await rejection(runToEnd(agent, translationInput('x'))), '1261');
-    engine.enqueue(answer('literal'), { kind: 'reset' });
+    // The second step's connection, kept alive from the first, is dropped before any answer: the
+    // request is sent once more on a new connection, and the engine drops that one too.
+    engine.enqueue(answer('literal'), { kind: 'reset' }, { kind: 'reset' });
     assertApiError(await rejection(runToEnd(agent, translationInput('x', { strategy: 'two_step' }))), '1234', 'translator');
   });
 
