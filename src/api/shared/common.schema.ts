@@ -4,13 +4,13 @@ import { Type } from '@sinclair/typebox';
 export const RequestId = Type.String({
   minLength: 6,
   maxLength: 64,
-  description: 'Client-supplied unique id, 6-64 characters; generated when omitted and echoed in responses.',
+  description: 'Client-supplied unique id, 6-64 characters, each a letter, a digit or one of . _ : -; generated when omitted and echoed in responses.',
 });
 
 export const UserId = Type.String({
   minLength: 6,
   maxLength: 128,
-  description: 'End-user id, 6-128 characters, without sensitive information.',
+  description: 'End-user id, 6-128 characters of visible ASCII (no spaces or control characters), without sensitive information.',
 });
 
 /** A model name; whether the name is known is checked against the platform list and the catalog (1211). */
