@@ -88,7 +88,8 @@ export class KeyAdmin {
   }
 
   async #view(key: StoredKey): Promise<KeyView> {
-    const policy = key.policy;
+    // The store's policy has null-prototype objects (for its readers' sake); operators get plain ones.
+    const policy = key.policy === undefined ? undefined : structuredClone(key.policy);
     const view = { id: key.id, name: key.name, createdAt: key.createdAt, revokedAt: key.revokedAt };
     if (policy?.credit === undefined) return { ...view, policy, creditHeld: 0 };
     const [balance, held] = await Promise.all([this.#deps.credits.balance(key.id), this.#deps.credits.held(key.id)]);

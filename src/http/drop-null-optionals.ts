@@ -25,8 +25,9 @@ export function dropNullOptionals(schema: SchemaNode, value: unknown): void {
   if (properties === undefined) return;
   const record = value as Record<string, unknown>;
   for (const [key, item] of Object.entries(record)) {
-    const propertySchema = properties[key];
-    if (propertySchema === undefined) continue;
+    // The key is the caller's: `constructor` must not find Object's constructor as a schema.
+    if (!Object.hasOwn(properties, key)) continue;
+    const propertySchema = properties[key] as SchemaNode;
     if (item === null) Reflect.deleteProperty(record, key);
     else dropNullOptionals(propertySchema, item);
   }

@@ -5,6 +5,7 @@ import { finished } from 'node:stream/promises';
 import { ApiError, invalidField } from '../core/errors/api-error.ts';
 import { quoteClientValue } from '../core/errors/quote-client-value.ts';
 import { createAjv, type Ajv } from '../core/json-schema/create-ajv.ts';
+import { nullPrototypeRecord } from '../core/objects/null-prototype-record.ts';
 import { adoptClientIds } from './request-hooks.ts';
 import { violationToApiError } from './validation-error.ts';
 
@@ -223,7 +224,7 @@ function reservedNamePart(name: string): string | undefined {
 type FormFields = Record<string, unknown>;
 
 function formFields(): FormFields {
-  return Object.create(null) as FormFields;
+  return nullPrototypeRecord<unknown>();
 }
 
 function addField(raw: FormFields, name: string, value: unknown): void {

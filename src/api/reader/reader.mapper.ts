@@ -34,10 +34,10 @@ export function toReadOptions(body: ReaderRequest, signal: AbortSignal): ReadOpt
  * name/property of the page; `images` and `links` appear only when asked for.
  */
 export function toReaderResponse(result: ReadResult, requestId: string): Static<typeof ReaderResponse> {
-  const stylesheet: Record<string, { type: string; media?: string }> = {};
-  for (const [href, media] of Object.entries(result.stylesheets)) {
-    stylesheet[href] = media === '' ? { type: 'text/css' } : { type: 'text/css', media };
-  }
+  // The URLs are the page's: Object.fromEntries makes each an own property, whatever its text.
+  const stylesheet: Record<string, { type: string; media?: string }> = Object.fromEntries(
+    Object.entries(result.stylesheets).map(([href, media]) => [href, media === '' ? { type: 'text/css' } : { type: 'text/css', media }]),
+  );
   return {
     id: generateRequestId(),
     created: Math.floor(Date.now() / 1000),

@@ -1,6 +1,7 @@
 import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, ChatModelResponse } from 'node-llama-cpp';
 import { textContent } from '../../core/chat/text-only.ts';
 import type { ChatMessage, FunctionTool } from '../../core/chat/chat-types.ts';
+import { nullPrototypeRecord } from '../../core/objects/null-prototype-record.ts';
 
 /**
  * The conversation in node-llama-cpp's shape, ending with an empty model turn (the generation
@@ -54,7 +55,8 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
 /** The tools in node-llama-cpp's shape: the chat wrapper renders them into the prompt. */
 export function toChatFunctions(tools: readonly FunctionTool[]): ChatModelFunctions | undefined {
   if (tools.length === 0) return undefined;
-  const functions: Record<string, ChatModelFunctions[string]> = {};
+  // Tool names are the caller's (`__proto__` fits their pattern): keys of a null-prototype record.
+  const functions = nullPrototypeRecord<ChatModelFunctions[string]>();
   for (const tool of tools) {
     // Rendering only serializes the schema, so any JSON Schema passes, not just the grammar subset.
     functions[tool.name] = { ...(tool.description === undefined ? {} : { description: tool.description }), params: (tool.parameters ?? null) as ChatModelFunctions[string]['params'] };

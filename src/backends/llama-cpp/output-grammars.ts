@@ -61,16 +61,17 @@ export function toGrammarSchema(schema: unknown): unknown {
   if (Array.isArray(allOf) && allOf.length === 1 && typeof allOf[0] === 'object' && allOf[0] !== null) {
     source = { ...withoutKeys(source, ['allOf']), ...(allOf[0] as Record<string, unknown>) };
   }
-  const converted: Record<string, unknown> = {};
+  // The schema's keys are the caller's: entries, then own properties (Object.fromEntries never reaches a prototype).
+  const converted: [string, unknown][] = [];
   for (const [key, value] of Object.entries(source)) {
     if (key === '$schema' || key === '$id') continue;
     const renamed = key === 'anyOf' ? 'oneOf' : key === 'definitions' ? '$defs' : key;
-    if (key === '$ref' && typeof value === 'string') converted[renamed] = value.replace('#/definitions/', '#/$defs/');
-    else if (key === 'properties' || key === '$defs' || key === 'definitions') converted[renamed] = mapValues(value, toGrammarSchema);
-    else if (key === 'const' || key === 'enum') converted[renamed] = value;
-    else converted[renamed] = toGrammarSchema(value);
+    if (key === '$ref' && typeof value === 'string') converted.push([renamed, value.replace('#/definitions/', '#/$defs/')]);
+    else if (key === 'properties' || key === '$defs' || key === 'definitions') converted.push([renamed, mapValues(value, toGrammarSchema)]);
+    else if (key === 'const' || key === 'enum') converted.push([renamed, value]);
+    else converted.push([renamed, toGrammarSchema(value)]);
   }
-  return converted;
+  return Object.fromEntries(converted);
 }
 
 export function withoutKeys(object: Readonly<Record<string, unknown>>, keys: readonly string[]): Record<string, unknown> {

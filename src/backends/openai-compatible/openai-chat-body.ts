@@ -105,7 +105,7 @@ function setDottedPath(body: Record<string, unknown>, path: string, value: unkno
   }
   let target = body;
   for (const key of keys.slice(0, -1)) {
-    const next = target[key];
+    const next = Object.hasOwn(target, key) ? target[key] : undefined;
     const child: Record<string, unknown> = typeof next === 'object' && next !== null && !Array.isArray(next) ? (next as Record<string, unknown>) : {};
     target[key] = child;
     target = child;

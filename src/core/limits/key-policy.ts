@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { nullPrototypeRecord } from '../objects/null-prototype-record.ts';
 
 /**
  * What one call of a model costs a key with prepaid credit, in micro-units of the operator's
@@ -73,19 +74,30 @@ export const KeyPolicySchema = Type.Object(
 );
 export type KeyPolicy = Static<typeof KeyPolicySchema>;
 
-/** A key's scope; keys without a policy (or without `scope`) are user keys. */
+/**
+ * A key's scope; keys without a policy (or without `scope`) are user keys. Only the policy's own
+ * `scope` counts and only `admin` grants anything: a value reached through a prototype never does.
+ */
 export function scopeOf(policy: KeyPolicy | undefined): 'user' | 'admin' {
-  return policy?.scope ?? 'user';
+  return policy !== undefined && Object.hasOwn(policy, 'scope') && policy.scope === 'admin' ? 'admin' : 'user';
 }
 
 /** The concurrency limit of one model for this key; undefined when unlimited. */
 export function concurrencyLimit(policy: KeyPolicy, model: string): number | undefined {
-  return policy.concurrency?.models?.[model] ?? policy.concurrency?.perModel;
+  return ownValue(policy.concurrency?.models, model) ?? policy.concurrency?.perModel;
 }
 
 /** The price of a model for this key; undefined when the key has no credit or the model is free. */
 export function priceOf(policy: KeyPolicy | undefined, model: string): ModelPrice | undefined {
-  return policy?.credit?.prices[model];
+  return ownValue(policy?.credit?.prices, model);
+}
+
+/**
+ * The entry of a map keyed by model name. The name is the caller's: `constructor` or `toString`
+ * must find nothing in a map that lacks them, not a function inherited from Object.prototype.
+ */
+function ownValue<Value>(record: Readonly<Record<string, Value>> | undefined, key: string): Value | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** Whether admission has anything to check for a model call of this key. */
@@ -93,7 +105,16 @@ export function limitsModelCalls(policy: KeyPolicy): boolean {
   return policy.models !== undefined || policy.concurrency !== undefined || policy.quota !== undefined || policy.credit !== undefined;
 }
 
-/** Reads a stored policy (JSON text); undefined for none. Stored policies were validated when written. */
+/**
+ * Reads a stored policy (JSON text); undefined for none. Stored policies were validated when
+ * written. Its objects have no prototype, so every read of the policy (its limits, its scope)
+ * sees only what was stored, whatever has been added to Object.prototype.
+ */
 export function parseStoredPolicy(text: string | null): KeyPolicy | undefined {
-  return text === null ? undefined : (JSON.parse(text) as KeyPolicy);
+  return text === null ? undefined : (JSON.parse(text, withoutPrototypes) as KeyPolicy);
+}
+
+function withoutPrototypes(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.assign(nullPrototypeRecord<unknown>(), value);
 }

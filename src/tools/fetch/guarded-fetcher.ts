@@ -14,6 +14,7 @@ import {
 } from './fetch-errors.ts';
 import { readHttpUrl } from './http-url.ts';
 import { BlockedAddressError, type SsrfGuard } from './ssrf-guard.ts';
+import { nullPrototypeRecord } from '../../core/objects/null-prototype-record.ts';
 
 export interface FetchOptions {
   /** For the whole fetch: every redirect, the headers and the body. */
@@ -216,7 +217,7 @@ function shortened(text: string): string {
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   // The names are the remote server's: kept on a null-prototype object, read as own properties only.
-  const headers = Object.create(null) as Record<string, string>;
+  const headers = nullPrototypeRecord<string>();
   for (const [name, value] of Object.entries(raw)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }

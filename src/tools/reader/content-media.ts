@@ -23,18 +23,19 @@ export function filterImages(root: DomElement, options: { retainImages: boolean;
 
 /** Image URL → alt text (or title, or ""), in order of appearance; the first alt of a repeated URL wins. */
 export function imageSummary(root: DomElement): Record<string, string> {
-  const images: Record<string, string> = {};
+  // URLs are the page's: a Map, then own properties (Object.fromEntries never reaches a prototype).
+  const images = new Map<string, string>();
   for (const image of Array.from(root.querySelectorAll('img[src]'))) {
     const source = image.getAttribute('src') ?? '';
-    if (!/^(https?|data):/i.test(source) || source in images) continue;
-    images[source] = collapse(image.getAttribute('alt') ?? image.getAttribute('title') ?? '');
+    if (!/^(https?|data):/i.test(source) || images.has(source)) continue;
+    images.set(source, collapse(image.getAttribute('alt') ?? image.getAttribute('title') ?? ''));
   }
-  return images;
+  return Object.fromEntries(images);
 }
 
 /** Link URL → link text (or title, or the image alt it wraps), http(s) links only; the first text of a repeated URL wins. */
 export function linkSummary(root: DomElement): Record<string, string> {
-  const links: Record<string, string> = {};
+  const links = new Map<string, string>();
   for (const anchor of Array.from(root.querySelectorAll('a[href]'))) {
     const href = anchor.getAttribute('href') ?? '';
     if (!/^https?:/i.test(href)) continue;
@@ -42,7 +43,7 @@ export function linkSummary(root: DomElement): Record<string, string> {
       collapse(anchor.textContent ?? '') ||
       collapse(anchor.getAttribute('title') ?? '') ||
       collapse(anchor.querySelector('img[alt]')?.getAttribute('alt') ?? '');
-    if (!(href in links) || (links[href] === '' && text !== '')) links[href] = text;
+    if (!links.has(href) || (links.get(href) === '' && text !== '')) links.set(href, text);
   }
-  return links;
+  return Object.fromEntries(links);
 }

@@ -34,22 +34,23 @@ const publishedNames = [
 ];
 
 export function readPageMetadata(document: DomDocument, baseUrl: string): PageMetadata {
-  const metadata: Record<string, string> = {};
-  const lowerCaseNames: Record<string, string> = {};
+  // Names and URLs are the page's: collected in Maps, so `__proto__` or `constructor` are names like any other.
+  const metadata = new Map<string, string>();
+  const lowerCaseNames = new Map<string, string>();
   for (const meta of Array.from(document.querySelectorAll('meta'))) {
     const name = (meta.getAttribute('name') ?? meta.getAttribute('property') ?? meta.getAttribute('itemprop'))?.trim();
     const content = meta.getAttribute('content');
     if (name === undefined || name === '' || content === null) continue;
-    if (!(name in metadata)) metadata[name] = content.trim();
+    if (!metadata.has(name)) metadata.set(name, content.trim());
     const lower = name.toLowerCase();
-    if (!(lower in lowerCaseNames)) lowerCaseNames[lower] = content.trim();
+    if (!lowerCaseNames.has(lower)) lowerCaseNames.set(lower, content.trim());
   }
-  const named = (...names: string[]): string => names.map((name) => lowerCaseNames[name] ?? '').find((value) => value !== '') ?? '';
+  const named = (...names: string[]): string => names.map((name) => lowerCaseNames.get(name) ?? '').find((value) => value !== '') ?? '';
   const title = collapse(document.querySelector('title')?.textContent ?? '') || named('og:title', 'twitter:title');
   return {
     title,
     description: named('description', 'og:description', 'twitter:description'),
-    metadata,
+    metadata: Object.fromEntries(metadata),
     stylesheets: readStylesheets(document, baseUrl),
     publishedTime: normalizeTime(named(...publishedNames)) ?? publishedInJsonLd(document) ?? publishedInTimeElement(document),
   };
@@ -61,14 +62,14 @@ export function collapse(text: string): string {
 }
 
 function readStylesheets(document: DomDocument, baseUrl: string): Record<string, string> {
-  const stylesheets: Record<string, string> = {};
+  const stylesheets = new Map<string, string>();
   for (const link of Array.from(document.querySelectorAll('link[rel][href]'))) {
     const relations = (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/);
     if (!relations.includes('stylesheet')) continue;
     const href = absoluteUrl(link.getAttribute('href') ?? '', baseUrl);
-    if (href !== undefined && !(href in stylesheets)) stylesheets[href] = link.getAttribute('media')?.trim() ?? '';
+    if (href !== undefined && !stylesheets.has(href)) stylesheets.set(href, link.getAttribute('media')?.trim() ?? '');
   }
-  return stylesheets;
+  return Object.fromEntries(stylesheets);
 }
 
 /** `datePublished` of the first JSON-LD object that has one (also inside `@graph` and arrays). */

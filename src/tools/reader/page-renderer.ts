@@ -3,6 +3,7 @@ import { ApiError } from '../../core/errors/api-error.ts';
 import type { FetchedResource, GuardedFetcher } from '../fetch/guarded-fetcher.ts';
 import { headlessChromiumArgs } from '../browser/headless-chromium-args.ts';
 import { loadChromium } from '../browser/load-chromium.ts';
+import { nullPrototypeRecord } from '../../core/objects/null-prototype-record.ts';
 
 export interface PageRendererOptions {
   readonly executablePath: string;
@@ -82,7 +83,8 @@ export class PageRenderer {
       await route.abort('blockedbyclient').catch(() => undefined);
       return;
     }
-    const headers: Record<string, string> = {};
+    // The page's scripts choose these names: a null-prototype object, so none can reach a prototype.
+    const headers = nullPrototypeRecord<string>();
     for (const [name, value] of Object.entries(await request.allHeaders())) {
       if (!ownHeaders.has(name.toLowerCase()) && !name.startsWith(':')) headers[name] = value;
     }

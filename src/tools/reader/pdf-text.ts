@@ -27,7 +27,7 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfText> {
       page.cleanup();
     }
     const info = ((await document.getMetadata()).info ?? {}) as Record<string, unknown>;
-    const field = (name: string): string => (typeof info[name] === 'string' ? (info[name] as string).trim() : '');
+    const field = (name: string): string => (Object.hasOwn(info, name) && typeof info[name] === 'string' ? info[name].trim() : '');
     const metadata: Record<string, string> = {};
     for (const [name, key] of [['Author', 'author'], ['Keywords', 'keywords'], ['Subject', 'description'], ['Creator', 'creator'], ['Producer', 'producer']] as const) {
       if (field(name) !== '') metadata[key] = field(name);
