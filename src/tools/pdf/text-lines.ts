@@ -65,7 +65,8 @@ export function groupTextLines(
 ): TextLine[] {
   const runs: PlacedRun[] = [];
   for (const item of items) {
-    const run = placeRun(item, styles[item.fontName] ?? {}, frame);
+    // The font name comes from the document: an own entry or none, never Object.prototype's.
+    const run = placeRun(item, (Object.hasOwn(styles, item.fontName) ? styles[item.fontName] : undefined) ?? {}, frame);
     if (run !== undefined) runs.push(run);
   }
   runs.sort((left, right) => left.angle - right.angle || left.baseline - right.baseline);
