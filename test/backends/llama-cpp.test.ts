@@ -14,6 +14,8 @@ import type { BackendContext } from '../../src/core/engines/backend.ts';
 import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { writeTinyGguf } from '../helpers/tiny-gguf.ts';
+import { writeTinyGlmGguf } from '../helpers/tiny-glm-gguf.ts';
+import { renderPrompt } from '../../src/backends/llama-cpp/rendered-prompt.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 
 /**
@@ -366,5 +368,83 @@ describe('llama-cpp output checks', () => {
     pool.release('only');
     await third;
     assert.deepEqual(order, ['second', 'third']);
+  });
+});
+
+describe('llama-cpp thinking on a GGUF with GLM-4.7\'s chat template', () => {
+  const glmPath = writeTinyGlmGguf();
+  const glmContext = (): BackendContext => ({
+    modelName: 'tiny-glm',
+    entry: { backend: 'llama-cpp', modelPath: basename(glmPath), threads: 1, contextSize: 1024, parallelSequences: 1 },
+    configDir: dirname(glmPath),
+    resources: unusedResources,
+  });
+  let glm: LlamaBackend;
+  before(() => {
+    const backend = createLlamaCppBackend(glmContext());
+    assert.ok(backend.chat !== undefined && backend.tokenizer !== undefined);
+    const { chat, tokenizer } = backend;
+    glm = { chat, tokenizer, close: async () => backend.close?.() };
+  });
+  after(async () => {
+    await glm.close();
+  });
+
+  const toolTurns: ChatMessage[] = [
+    { role: 'user', content: 'Weather in Paris?' },
+    { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }] },
+    { role: 'tool', toolCallId: 'call_1', content: '{"temperature":21}' },
+  ];
+
+  it("ends the prompt with the template's generation prompt: an open think block when thinking, the closed one when not", async () => {
+    const engine = new LlamaEngine(readLlamaSettings(glmContext()));
+    try {
+      const loaded = await engine.load();
+      for (const conversation of [[{ role: 'user', content: 'Hello there' }] satisfies ChatMessage[], toolTurns]) {
+        for (const [thinking, end, reasoningOpen] of [[true, '<think>', true], [undefined, '<think>', true], [false, '</think>', false]] as const) {
+          const prompt = renderPrompt(loaded, conversation, [], thinking);
+          const tail = loaded.model.detokenize(prompt.tokens.slice(-2), true);
+          assert.equal(tail, `<|assistant|>${end}`, `thinking ${thinking}, ${conversation.length} messages`);
+          assert.equal(prompt.reasoningOpen, reasoningOpen);
+        }
+      }
+    } finally {
+      await engine.close();
+    }
+    for (const enabled of [true, false]) {
+      const request = chatRequest({ model: 'tiny-glm', maxTokens: 2, thinking: { enabled, effort: undefined } });
+      const counted = await glm.tokenizer.countPromptTokens(request);
+      assert.equal((await glm.chat.generate(request)).usage.promptTokens, counted, `thinking ${enabled}`);
+    }
+  });
+
+  it('thinking on: the answer starts as reasoning up to </think>, then content, the same streamed and whole', async () => {
+    let split = 0;
+    let reasoned = 0;
+    for (let seed = 1; seed <= 6; seed += 1) {
+      const request = chatRequest({ model: 'tiny-glm', greedy: false, temperature: 1, maxTokens: 64, seed, thinking: { enabled: true, effort: undefined } });
+      const whole = await glm.chat.generate(request);
+      const parts = await collect(glm.chat.stream(request));
+      const streamedReasoning = parts.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join('');
+      assert.equal(streamedReasoning, whole.reasoningContent, `seed ${seed}`);
+      assert.equal(streamedText(parts), whole.content, `seed ${seed}`);
+      assert.ok(!whole.reasoningContent.includes('</think>') && !whole.reasoningContent.includes('<think>'), whole.reasoningContent);
+      if (whole.reasoningContent.length > 0) reasoned += 1;
+      if (whole.reasoningContent.length > 0 && whole.content.length > 0) split += 1;
+    }
+    // The prompt opened the think block, so what the model writes first is reasoning (a model may also close it at once).
+    assert.ok(reasoned >= 3, `only ${reasoned} of 6 answers had reasoning`);
+    assert.ok(split > 0, 'at least one answer closed its reasoning with </think> and went on in content');
+  });
+
+  it('thinking off: no reasoning at all', async () => {
+    for (let seed = 1; seed <= 3; seed += 1) {
+      const request = chatRequest({ model: 'tiny-glm', greedy: false, temperature: 1, maxTokens: 32, seed, thinking: { enabled: false, effort: undefined } });
+      const whole = await glm.chat.generate(request);
+      assert.equal(whole.reasoningContent, '', `seed ${seed}`);
+      assert.ok(whole.content.length > 0);
+      const parts = await collect(glm.chat.stream(request));
+      assert.ok(parts.every((part) => part.type !== 'reasoning'), `seed ${seed}`);
+    }
   });
 });

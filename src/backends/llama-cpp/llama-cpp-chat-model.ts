@@ -76,7 +76,7 @@ export class LlamaCppChatModel implements ChatModel {
       request.tools.length > 0 && request.messages.at(-1)?.role === 'user' ? 'tool-call' : request.responseFormat === 'json_object' ? 'json' : 'text';
     if (mode === 'tool-call') checkToolSchemas(request.tools);
     const loaded = await this.#engine.load();
-    const prompt = renderPrompt(loaded, request.messages, request.tools);
+    const prompt = renderPrompt(loaded, request.messages, request.tools, request.thinking.enabled);
     checkPromptFits(prompt, loaded);
     const grammar = await this.#grammar(loaded, mode, request.tools);
     const sequence = await loaded.sequences.acquire(request.signal);
@@ -95,6 +95,7 @@ export class LlamaCppChatModel implements ChatModel {
           // Structured output ends where its grammar says (node-llama-cpp's JSON grammars end
           // with blank lines); a client's stop word inside JSON would only break it.
           stopWords: grammar === undefined ? [...request.stop, ...prompt.turnEndTexts] : grammarEndTexts(grammar),
+          visibleSpecialTokens: loaded.thinkTagTokens,
           signal: toAbortSignal(request.signal),
         });
       // A sampled call that fails its schema is sampled again; a greedy one would only repeat.
@@ -177,9 +178,15 @@ export class LlamaCppChatModel implements ChatModel {
   }
 }
 
-/** Free text; a `<think>` block that opens the answer (a reasoning model) becomes reasoning. */
+/**
+ * Free text; a `<think>` block that opens the answer (a reasoning model) becomes reasoning, as
+ * llama-server's `--reasoning-format deepseek` splits it. A prompt that ends inside an open think
+ * block (the template's generation prompt with thinking on) makes the answer start as reasoning.
+ */
 async function* textParts(events: AsyncIterable<GenerationEvent>, prompt: RenderedPrompt): AsyncGenerator<ChatStreamPart> {
   const splitter = new ThinkTagSplitter();
+  // The prompt's own opening tag, fed first: the model writes its reasoning and then `</think>`.
+  if (prompt.reasoningOpen) splitter.push('<think>');
   for await (const event of events) {
     const pieces = event.type === 'text' ? splitter.push(event.text) : splitter.flush();
     for (const piece of pieces) yield { type: piece.type, text: piece.text };

@@ -1,5 +1,4 @@
 import type { TokenCounter } from '../../core/chat/chat-model.ts';
-import type { ChatRequest } from '../../core/chat/chat-types.ts';
 import { assertTextOnly } from '../../core/chat/text-only.ts';
 import type { LlamaEngine } from './llama-engine.ts';
 import { renderPrompt } from './rendered-prompt.ts';
@@ -12,10 +11,10 @@ export class LlamaCppTokenCounter implements TokenCounter {
     this.#engine = engine;
   }
 
-  async countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSignal }): Promise<number> {
+  async countPromptTokens(request: Parameters<TokenCounter['countPromptTokens']>[0]): Promise<number> {
     assertTextOnly(request.messages, this.#engine.settings.modelName);
     const loaded = await this.#engine.load();
     request.signal.throwIfAborted();
-    return renderPrompt(loaded, request.messages, request.tools).tokens.length;
+    return renderPrompt(loaded, request.messages, request.tools, request.thinking?.enabled).tokens.length;
   }
 }

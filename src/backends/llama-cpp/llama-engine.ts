@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import {
   getLlama,
+  JinjaTemplateChatWrapper,
   LlamaLogLevel,
   resolveChatWrapper,
   type ChatWrapper,
@@ -8,11 +9,13 @@ import {
   type LlamaContext,
   type LlamaContextSequence,
   type LlamaModel,
+  type Token,
 } from 'node-llama-cpp';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { OutputGrammars } from './output-grammars.ts';
 import type { LlamaSettings } from './llama-settings.ts';
 import { SequencePool } from './sequence-pool.ts';
+import { TemplateGenerationPrompt } from './template-generation-prompt.ts';
 
 /** Without `contextSize`, node-llama-cpp picks what memory allows up to the trained size, capped here. */
 const defaultMaxContextSize = 8192;
@@ -22,6 +25,10 @@ export interface LoadedModel {
   readonly model: LlamaModel;
   readonly context: LlamaContext;
   readonly chatWrapper: ChatWrapper;
+  /** `<think>` and `</think>` where they are special tokens: generated, they come out as text to split reasoning by. */
+  readonly thinkTagTokens: ReadonlySet<Token>;
+  /** The template's generation prompt per thinking switch, when the wrapper renders the GGUF's Jinja template. */
+  readonly generationPrompt: TemplateGenerationPrompt | undefined;
   readonly sequences: SequencePool<LlamaContextSequence>;
   readonly grammars: OutputGrammars;
   /** Tokens one sequence holds: a prompt and its answer must fit in it. */
@@ -83,10 +90,14 @@ export class LlamaEngine {
         threads: this.settings.threads,
       });
       const sequences = Array.from({ length: parallelSequences }, () => context.getSequence());
+      const chatWrapper = resolveChatWrapper(model);
       return {
         model,
         context,
-        chatWrapper: resolveChatWrapper(model),
+        chatWrapper,
+        // Built-in wrappers render their own format; only the GGUF's template, rendered as Jinja, has the template's switch.
+        thinkTagTokens: specialTokensOf(model, ['<think>', '</think>']),
+        generationPrompt: chatWrapper instanceof JinjaTemplateChatWrapper ? TemplateGenerationPrompt.from(chatWrapper.template) : undefined,
         sequences: new SequencePool(sequences),
         grammars: new OutputGrammars(llama),
         contextSize: context.contextSize,
@@ -111,4 +122,15 @@ function runtime(gpu: boolean): Promise<Llama> {
     runtimes.set(kind, llama);
   }
   return llama;
+}
+
+/** The ids of the texts that are one special token of the model's vocabulary (as text they tokenize otherwise). */
+function specialTokensOf(model: LlamaModel, texts: readonly string[]): ReadonlySet<Token> {
+  const tokens = new Set<Token>();
+  for (const text of texts) {
+    const special = model.tokenize(text, true);
+    const [token] = special;
+    if (special.length === 1 && token !== undefined && model.tokenize(text, false).join(',') !== String(token)) tokens.add(token);
+  }
+  return tokens;
 }

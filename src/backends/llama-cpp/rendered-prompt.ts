@@ -12,14 +12,23 @@ export interface RenderedPrompt {
    * (ChatML's `<|im_end|>`) are end-of-generation tokens that stop the model by themselves.
    */
   readonly turnEndTexts: readonly string[];
+  /** The prompt ends inside an open think block (thinking on, e.g. GLM-4.7): the answer starts as reasoning. */
+  readonly reasoningOpen: boolean;
 }
 
 /**
  * Renders a request with the chat wrapper node-llama-cpp resolved for the model: the GGUF's own
  * `tokenizer.chat_template` (as a Jinja template, or as the built-in wrapper it is equivalent to).
- * Text from messages stays text: a `<|im_start|>` typed by a user is not a special token.
+ * Text from messages stays text: a `<|im_start|>` typed by a user is not a special token. The
+ * prompt ends with the template's generation prompt for the thinking switch (`enable_thinking`, as
+ * inference servers render it; undefined: the template's default) where the template has one.
  */
-export function renderPrompt(loaded: LoadedModel, messages: readonly ChatMessage[], tools: readonly FunctionTool[]): RenderedPrompt {
+export function renderPrompt(
+  loaded: LoadedModel,
+  messages: readonly ChatMessage[],
+  tools: readonly FunctionTool[],
+  thinking: boolean | undefined,
+): RenderedPrompt {
   const functions = toChatFunctions(tools);
   const state = loaded.chatWrapper.generateContextState({
     chatHistory: toChatHistory(messages),
@@ -28,7 +37,8 @@ export function renderPrompt(loaded: LoadedModel, messages: readonly ChatMessage
   const turnEndTexts = state.stopGenerationTriggers.flatMap((trigger) =>
     trigger.values.every((value) => typeof value === 'string') && trigger.values.length > 0 ? [trigger.values.join('')] : [],
   );
-  return { tokens: state.contextText.tokenize(loaded.model.tokenizer), turnEndTexts };
+  const end = loaded.generationPrompt?.apply(state.contextText, thinking) ?? { text: state.contextText, reasoningOpen: false };
+  return { tokens: end.text.tokenize(loaded.model.tokenizer), turnEndTexts, reasoningOpen: end.reasoningOpen };
 }
 
 /** 1261 before anything is generated: the prompt must leave room for at least one new token. */

@@ -16,6 +16,8 @@ export interface GenerationSettings {
   readonly seed: number | undefined;
   readonly grammar: LlamaGrammar | undefined;
   readonly stopWords: readonly string[];
+  /** Special tokens that come out as their text (the think tags); others decode to nothing. */
+  readonly visibleSpecialTokens?: ReadonlySet<Token>;
   readonly signal: AbortSignal;
 }
 
@@ -35,7 +37,7 @@ export type GenerationEvent =
 export async function* generateTokens(settings: GenerationSettings): AsyncGenerator<GenerationEvent> {
   const { model, sequence, prompt, signal } = settings;
   const cachedTokens = await reusePrefix(sequence, prompt);
-  const decoder = new TokenTextDecoder(model);
+  const decoder = new TokenTextDecoder(model, settings.visibleSpecialTokens);
   const stopWords = new StopWordMatcher(settings.stopWords);
   let completionTokens = 0;
   /** Sends what the decoder and the stop words still hold, then the end (a stop word found in it wins). */

@@ -12,14 +12,24 @@ const contextTokens = 8;
  */
 export class TokenTextDecoder {
   readonly #model: LlamaModel;
+  readonly #visibleSpecialTokens: ReadonlySet<Token>;
   #pending: Token[] = [];
   #decoded: Token[] = [];
 
-  constructor(model: LlamaModel) {
+  /**
+   * Special tokens decode to nothing, except `visibleSpecialTokens`: markers the answer is read by
+   * (a reasoning model's `<think>` and `</think>`), which come out as their text.
+   */
+  constructor(model: LlamaModel, visibleSpecialTokens: ReadonlySet<Token> = new Set()) {
     this.#model = model;
+    this.#visibleSpecialTokens = visibleSpecialTokens;
   }
 
   push(token: Token): string {
+    if (this.#visibleSpecialTokens.has(token)) {
+      const marker = this.#model.detokenize([token], true);
+      return this.flush() + marker;
+    }
     this.#pending.push(token);
     const text = this.#decode();
     if (text.endsWith('\uFFFD') && this.#pending.length < maxBytesPerCharacter) return '';
