@@ -7,6 +7,7 @@ import { startFakeOpenAiTranscriptionServer, type FakeOpenAiTranscriptionServer 
 import { dotDataUrl } from '../helpers/fake-web.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 import { answerProblem, type FuzzAnswer } from './fuzz-oracle.ts';
+import { malformedInline, startMalformedWeb, type MalformedWeb } from './malformed-web.ts';
 import { readOperations, type FuzzOperation } from './openapi-operations.ts';
 import { operationCase, type FuzzRequest, type OperationContext } from './operation-cases.ts';
 import { rawHttpCases, sendRaw } from './raw-http-cases.ts';
@@ -27,11 +28,12 @@ const dotPng = Buffer.from(dotDataUrl.slice(dotDataUrl.indexOf(',') + 1), 'base6
  * The 5xx codes of the catalogue (500, 503, 1221, 1230, 1234) that a fuzzed request may get:
  * - 1221 (503): the caller asked for a model, tool or agent this deployment has no engine for;
  *   that is the documented answer for a model that is not configured, not a fault.
+ * - 1234 (500): a URL the caller named could not be fetched (the fuzzer names 127.0.0.1:1, where
+ *   nothing listens; fetch.allow lets the guard through to loopback so malformed pages are read).
  * Not allowed: 500 (an unhandled exception, or an engine fault: the fake engines here behave),
- * 503 (only while shutting down), 1230 (a task or agent that failed; nothing here runs long) and
- * 1234 (a network error; every URL the fuzzer sends is refused by the SSRF guard before a fetch).
+ * 503 (only while shutting down) and 1230 (a task or agent that failed; nothing here runs long).
  */
-const allowedServerErrors: ReadonlySet<string> = new Set(['1221']);
+const allowedServerErrors: ReadonlySet<string> = new Set(['1221', '1234']);
 
 /** A small silent WAV (16 kHz, 0.1 s) for the audio form. */
 function silentWav(): Buffer {
@@ -70,6 +72,11 @@ function caseRandom(index: number): SeededRandom {
   return new SeededRandom((Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0);
 }
 
+/** Names on the shared prototypes: a case that adds one has polluted every object of the process. */
+function prototypeNames(): string {
+  return [Object.prototype, Array.prototype, Function.prototype].map((prototype) => Object.getOwnPropertyNames(prototype).sort().join(',')).join('|');
+}
+
 function describeRequest(request: FuzzRequest): string {
   const payload = request.payload === undefined ? '' : request.payload.toString().slice(0, 300);
   return `${request.method} ${request.url.slice(0, 300)} ${JSON.stringify(request.headers)} ${JSON.stringify(payload)}`;
@@ -80,6 +87,7 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
   let chat: FakeOpenAiServer;
   let images: FakeOpenAiImagesServer;
   let transcription: FakeOpenAiTranscriptionServer;
+  let web: MalformedWeb;
   let operations: FuzzOperation[];
   const contexts = new Map<string, OperationContext>();
   const crashes: string[] = [];
@@ -96,6 +104,7 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
     });
     images = await startFakeOpenAiImagesServer();
     transcription = await startFakeOpenAiTranscriptionServer('hello');
+    web = await startMalformedWeb();
     const chatEngine = { backend: 'openai-compatible' as const, baseUrl: chat.baseUrl, upstreamModel: 'zai-org/GLM' };
     test = await startTestPlatform({
       config: {
@@ -107,6 +116,8 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
         },
         // The translation agent runs on the fake chat engine; slides (Chromium) and effect videos stay unconfigured (1221).
         agents: { general_translation: { model: 'glm-4.7' } },
+        // Loopback is let through the SSRF guard so that the reader, OCR and media inliners read the malformed resources.
+        fetch: { allow: ['127.0.0.1/32'] },
       },
     });
     const document = (await test.app.inject({ method: 'GET', url: '/openapi.json' })).json() as unknown;
@@ -123,26 +134,33 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
     });
     assert.equal(uploaded.statusCode, 200, uploaded.body);
     const fileId = (uploaded.json() as { id: string }).id;
-    const urls = ['http://127.0.0.1:1/page', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'file:///etc/passwd', 'gopher://127.0.0.1/', dotDataUrl];
+    const urls = [...web.urls, 'http://127.0.0.1:1/page', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'file:///etc/passwd', 'gopher://127.0.0.1/', dotDataUrl];
+    const inline = [dotDataUrl, ...malformedInline];
+    const audio = [wav, wav.subarray(0, 44), wav.subarray(0, 20), Buffer.from('ID3\u0004\u0000garbage that is not an mp3 frame')];
     const shared: [string, unknown[]][] = [
-      ['url', urls], ['image_url', urls], ['file_url', urls], ['video_url', urls], ['file', [dotDataUrl, ...urls]],
+      ['url', urls], ['image_url', [...urls, ...inline]], ['file_url', urls], ['video_url', urls], ['file', [...inline, ...urls]],
+      ['file_base64', audio.map((bytes) => bytes.toString('base64'))],
       ['messages', [[{ role: 'user', content: 'Hello' }], [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hi' }] }]]],
       ['search_engine', ['search-prime']], ['agent_id', ['general_translation', 'slides_glm_agent', 'vidu_template_agent']],
     ];
+    // pdf.js and the OCR models load on first use (seconds on a busy machine): loaded here, so that the per-case timeout measures the request.
+    for (const [url, body] of [['/paas/v4/reader', { url: web.urls.find((candidate) => candidate.endsWith('.pdf')) }], ['/paas/v4/layout_parsing', { model: 'glm-ocr', file: dotDataUrl }]] as const) {
+      await test.app.inject({ method: 'POST', url, headers: { authorization: test.authorization, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    }
     for (const operation of operations) {
       const models = operation.path.includes('images') ? ['my-painter', 'glm-image'] : operation.path.includes('audio') ? ['glm-asr-2512'] : operation.path.includes('layout') ? ['glm-ocr'] : operation.path.includes('videos') ? ['cogvideox-3'] : ['glm-4.7', 'glm-4.6v'];
       const ids = operation.path.startsWith('/admin') ? [keyId] : operation.path.includes('files') ? [fileId] : ['no-such-task'];
       contexts.set(operation.operationId, {
         hints: new Map([...shared, ['model', models], ['id', ids], ['key_id', [keyId]]]),
         authorization: operation.path.startsWith('/admin') ? admin : test.authorization,
-        file: operation.path.includes('audio') ? { bytes: wav, name: 'a.wav' } : { bytes: Buffer.from('term\tTerm\n'), name: 'glossary.txt' },
+        files: operation.path.includes('audio') ? audio.map((bytes, index) => ({ bytes, name: `a${index}.${index === 3 ? 'mp3' : 'wav'}` })) : [{ bytes: Buffer.from('term\tTerm\n'), name: 'glossary.txt' }, { bytes: Buffer.from([0xff, 0xfe, 0, 0xd8]), name: 'binary.txt' }],
       });
     }
   });
 
   after(async () => {
     await test.close();
-    await Promise.all([chat.close(), images.close(), transcription.close()]);
+    await Promise.all([chat.close(), images.close(), transcription.close(), web.close()]);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
   });
@@ -151,6 +169,7 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
     context.diagnostic(`seed ${seed}, ${casesPerOperation} cases for each of ${operations.length} operations`);
     assert.ok(operations.length >= 20, `the document lists ${operations.length} operations`);
     const failures: string[] = [];
+    let cleanPrototypes = prototypeNames();
     let sent = 0;
     /** `operationId status` → count: shows how deep the cases got (2xx reached the engines). */
     const statuses = new Map<string, number>();
@@ -166,11 +185,13 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
         images.reply({ kind: 'b64', images: [dotPng] }, { kind: 'b64', images: [dotPng] });
         const crashesBefore = crashes.length;
         let problem: string | undefined;
+        let status = 0;
         const startedAt = Date.now();
         try {
           const response = await within(test.app.inject(request), caseTimeoutMs, `no answer within ${caseTimeoutMs} ms`);
           const answer: FuzzAnswer = { status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), body: response.rawPayload };
           problem = answerProblem(answer, allowedServerErrors);
+          status = response.statusCode;
           const tally = `${operation.operationId} ${response.statusCode}`;
           statuses.set(tally, (statuses.get(tally) ?? 0) + 1);
           if (problem !== undefined) problem = `${problem} — ${response.statusCode} ${response.body.slice(0, 300)}`;
@@ -178,8 +199,12 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
           problem = `inject failed: ${(error as Error).message}`;
         }
         if (crashes.length > crashesBefore) problem = `${problem ?? ''} crash: ${crashes.slice(crashesBefore).join(' | ').slice(0, 500)}`;
+        if (prototypeNames() !== cleanPrototypes) {
+          problem = `${problem ?? ''} the request added a property to a shared prototype`;
+          cleanPrototypes = prototypeNames();
+        }
         sent += 1;
-        if (process.env['FUZZ_TRACE'] !== undefined) context.diagnostic(`${index} ${operation.operationId} ${Date.now() - startedAt} ms [${request.label.slice(0, 80)}]`);
+        if (process.env['FUZZ_TRACE'] !== undefined) context.diagnostic(`${index} ${operation.operationId} ${status} ${Date.now() - startedAt} ms [${request.label.slice(0, 80)}] ${request.url.slice(0, 100)} ${String(request.payload ?? "").slice(0, 200)}`);
         if (problem !== undefined) failures.push(`case ${index} (FUZZ_SEED=${seed} FUZZ_CASE=${index}) ${operation.operationId} [${request.label}]: ${problem}\n    request: ${describeRequest(request)}`);
       }
     }

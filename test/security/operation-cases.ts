@@ -18,8 +18,8 @@ export interface FuzzRequest {
 export interface OperationContext {
   readonly hints: ValueHints;
   readonly authorization: string;
-  /** The file part a multipart operation sends when it is valid. */
-  readonly file: { readonly bytes: Uint8Array; readonly name: string };
+  /** The file parts a multipart operation may send when it is valid (well-formed and malformed files). */
+  readonly files: readonly { readonly bytes: Uint8Array; readonly name: string }[];
 }
 
 const hostilePathValues = ['', 'x'.repeat(2000), '%00', '..', '%2e%2e%2f%2e%2e', '%E0%A4%A', '%ZZ', '__proto__', 'constructor', '%F0%9F%99%82', '-1', '1e9', ';', '*', '%0d%0aX-Injected:%201'];
@@ -66,7 +66,8 @@ export function operationCase(operation: FuzzOperation, context: OperationContex
       payload = serializeJson(mutation.value);
     }
   } else if (operation.body?.mediaType === 'multipart/form-data') {
-    let form: FormCase = { label: 'valid', parts: validForm(operation.body.schema, random, context.hints, context.file.bytes, context.file.name), closing: true };
+    const file = random.pick(context.files);
+    let form: FormCase = { label: 'valid', parts: validForm(operation.body.schema, random, context.hints, file.bytes, file.name), closing: true };
     if (random.chance(0.55)) form = mutateForm(form.parts, operation.body.schema, random, allowHuge);
     const encoded = encodeMultipart(form.parts, { closing: form.closing });
     label = form.label === 'valid' ? label : `form: ${form.label}`;
