@@ -65,6 +65,14 @@ describe('POST /paas/v4/tokenizer with a model tokenizer.json (tokenizerPath)', 
     assert.ok(withTools > referenceCount() + 60, `${withTools} tokens with tools`);
   });
 
+  it("renders the request's thinking switch as the chat template's enable_thinking", async () => {
+    const response = await postJson(test, '/paas/v4/tokenizer', { model: 'glm-4.6', messages, thinking: { type: 'disabled' } });
+    assert.equal(response.statusCode, 200, response.body);
+    // Qwen3's template closes an empty think block after the generation prompt when thinking is off.
+    const closedThinkBlock = fromPreTrained().encode('<think>\n\n</think>\n\n').length;
+    assert.equal((response.json() as { usage: { prompt_tokens: number } }).usage.prompt_tokens, referenceCount() + closedThinkBlock);
+  });
+
   it('answers 1221 naming the model when its tokenizer files cannot be loaded', async () => {
     const response = await postJson(test, '/paas/v4/tokenizer', { model: 'broken-tokenizer', messages });
     assertPlatformError(response, { status: 503, code: '1221', mentions: ['broken-tokenizer', 'tokenizer'] });

@@ -50,6 +50,8 @@ export class HfTokenCounter implements TokenCounter {
       messages: toTemplateMessages(request.messages),
       ...(request.tools.length > 0 ? { tools: toTemplateTools(request.tools) } : {}),
       add_generation_prompt: true,
+      // The chat call's switch, as engines pass it to the template (an open or a closed think block).
+      ...(request.thinking === undefined ? {} : { enable_thinking: request.thinking.enabled }),
     });
     return this.#tokenizer.encode(prompt, { add_special_tokens: false }).ids.length;
   }
