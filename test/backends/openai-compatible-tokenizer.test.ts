@@ -95,7 +95,7 @@ describe('openai-compatible tokenizer: llama.cpp server', () => {
     assert.deepEqual(applyTemplate?.body['chat_template_kwargs'], { enable_thinking: false });
     assert.deepEqual(applyTemplate?.body['tools'], [{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: tools[0]?.parameters } }]);
     // Special tokens added and parsed, as the chat endpoint tokenizes its prompt.
-    assert.deepEqual(tokenize?.body, { content: renderChat(applyTemplate?.body ?? {}), add_special: true, parse_special: true });
+    assert.deepEqual(tokenize?.body, { model: 'glm-tiny', content: renderChat(applyTemplate?.body ?? {}), add_special: true, parse_special: true });
     assert.equal(first, (await chat.generate(chatRequest({ tools, thinking: thinkingOff }))).usage.promptTokens);
 
     engine.reset();

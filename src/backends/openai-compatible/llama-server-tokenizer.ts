@@ -66,7 +66,8 @@ export class LlamaServerTokenizer {
     const tokenized = asRecord(
       await postJson(this.#engine, {
         url: `${this.#origin}/tokenize`,
-        body: { content: prompt, add_special: true, parse_special: true },
+        // `model` routes the call on a llama-server that serves several models (router mode); one model ignores it.
+        body: { model: chatBody['model'], content: prompt, add_special: true, parse_special: true },
         signal,
         httpError: missing('/tokenize'),
       }),
