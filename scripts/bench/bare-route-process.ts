@@ -27,6 +27,7 @@ app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async
   const chat = toChatRequest(request.body as ChatCompletionRequest, controller.signal);
   const body = buildOpenAiChatBody(chat, { modelName: chat.model, upstreamModel: chat.model, thinkingParam: defaultThinkingParam, vision: false }, false);
   const exchange = new EngineExchange(engineDispatcher, {
+    method: 'POST',
     url,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),

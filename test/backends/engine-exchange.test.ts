@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { ChatCompletionsEngine, maxEventsWithoutProgress } from '../../src/backends/openai-compatible/chat-completions-engine.ts';
 import { engineHttpError } from '../../src/backends/openai-compatible/engine-http-error.ts';
-import { postForEvents, postJson, type EngineConnection } from '../../src/backends/openai-compatible/engine-request.ts';
+import { getJson, postForEvents, postJson, type EngineConnection } from '../../src/backends/openai-compatible/engine-request.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
@@ -241,6 +241,22 @@ describe('engine exchange: caps on what an engine sends', () => {
       const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
       assertApiError(error, '1230', "'glm-raw'", 'maxResponseBytes', '32 MiB');
       assert.ok(performance.now() - started < 2_000);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a task poll (GET) is capped as a call is, and sends no body', async () => {
+    const engine = await rawEngine((request, socket) => {
+      if (request.path === '/async-result/big') socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 104857600\r\n\r\n{');
+      else socket.write(json('{"task_status":"PROCESSING"}'));
+    });
+    try {
+      const connection = engineSettings();
+      assert.deepEqual(await getJson(connection, { url: `${engine.url}/async-result/small`, signal: new AbortController().signal }), { task_status: 'PROCESSING' });
+      assert.match(engine.requests[0]?.head ?? '', /^GET \/async-result\/small HTTP\/1\.1/);
+      assert.doesNotMatch(engine.requests[0]?.head ?? '', /content-type/i);
+      assertApiError(await rejection(getJson(connection, { url: `${engine.url}/async-result/big`, signal: new AbortController().signal })), '1230', 'maxResponseBytes');
     } finally {
       await engine.close();
     }

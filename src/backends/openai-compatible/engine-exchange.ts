@@ -5,11 +5,13 @@ import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
 import { freshConnection } from '../../core/http/engine-dispatcher.ts';
 
 export interface ExchangeOptions {
+  /** POST for calls; GET for polling a task's result. */
+  readonly method: 'POST' | 'GET';
   readonly url: string;
   /** Sent as given (own properties only); undici adds Host and Content-Length and refuses unsafe values. */
   readonly headers: Readonly<Record<string, string>>;
-  /** JSON text, or an encoded form (its content-type is in `headers`). */
-  readonly body: string | Buffer;
+  /** JSON text, or an encoded form (its content-type is in `headers`); none for a GET. */
+  readonly body: string | Buffer | undefined;
   /** The client's signal: when it aborts, so does the exchange (its reason is the failure). */
   readonly signal: AbortSource;
   /** Limit for the whole exchange, answer included; also undici's headers and body idle timeouts. */
@@ -36,7 +38,7 @@ interface Attempt {
 }
 
 /**
- * One POST to an engine through undici (`dispatch` with a handler: no Readable, no AbortSignal per
+ * One request to an engine (a POST, or a GET that polls a task) through undici (`dispatch` with a handler: no Readable, no AbortSignal per
  * call). The client's signal and the timeout abort the request; the answer is collected up to
  * `maxResponseBytes` (or queued for a streamed read, the connection paused while the reader is
  * behind). A request that fails before any byte of its answer because the engine had closed the
@@ -137,9 +139,9 @@ export class EngineExchange {
     const options: Dispatcher.DispatchOptions = {
       origin: this.#target.origin,
       path: this.#target.path,
-      method: 'POST',
+      method: this.#options.method,
       headers: this.#headers,
-      body: this.#options.body,
+      body: this.#options.body ?? null,
       headersTimeout: this.#options.timeoutMs,
       bodyTimeout: this.#options.timeoutMs,
     };

@@ -38,7 +38,16 @@ export interface EngineCall {
 
 /** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
-  const exchange = open(engine, call, 'application/json', 'whole', call.body instanceof FormData ? await encodeForm(call.body) : undefined);
+  const form = call.body instanceof FormData ? await encodeForm(call.body) : undefined;
+  return jsonAnswer(engine, call, open(engine, call, 'POST', 'application/json', 'whole', form));
+}
+
+/** GETs a JSON answer (an asynchronous task's state) with the same caps, timeout and failures as postJson. */
+export async function getJson(engine: EngineConnection, call: Omit<EngineCall, 'body'>): Promise<unknown> {
+  return jsonAnswer(engine, call, open(engine, { ...call, body: undefined }, 'GET', 'application/json', 'whole', undefined));
+}
+
+async function jsonAnswer(engine: EngineConnection, call: Omit<EngineCall, 'body'>, exchange: EngineExchange): Promise<unknown> {
   let text: string;
   try {
     text = await exchange.settled;
@@ -61,7 +70,7 @@ export async function postJson(engine: EngineConnection, call: EngineCall): Prom
  * EngineConnectionError. Stopping the iteration early closes the engine's connection.
  */
 export async function* postForEvents(engine: EngineConnection, call: EngineCall): AsyncGenerator<string> {
-  const exchange = open(engine, call, 'text/event-stream', 'streamed', call.body instanceof FormData ? await encodeForm(call.body) : undefined);
+  const exchange = open(engine, call, 'POST', 'text/event-stream', 'streamed', call.body instanceof FormData ? await encodeForm(call.body) : undefined);
   try {
     try {
       await exchange.settled;
@@ -91,14 +100,23 @@ async function encodeForm(form: FormData): Promise<EncodedForm> {
   return { bytes: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type') ?? 'multipart/form-data' };
 }
 
-function open(engine: EngineConnection, call: EngineCall, accept: string, answer: 'whole' | 'streamed', form: EncodedForm | undefined): EngineExchange {
+function open(
+  engine: EngineConnection,
+  call: EngineCall,
+  method: 'POST' | 'GET',
+  accept: string,
+  answer: 'whole' | 'streamed',
+  form: EncodedForm | undefined,
+): EngineExchange {
   if (call.signal.aborted) throw abortReason(call.signal);
-  const headers: Record<string, string> = { 'content-type': form === undefined ? 'application/json' : form.contentType, accept };
+  const headers: Record<string, string> = { accept };
+  if (method === 'POST') headers['content-type'] = form === undefined ? 'application/json' : form.contentType;
   if (engine.apiKey !== undefined) headers['authorization'] = `Bearer ${engine.apiKey}`;
   return new EngineExchange(engineDispatcher, {
+    method,
     url: call.url,
     headers,
-    body: form === undefined ? JSON.stringify(call.body) : form.bytes,
+    body: method === 'GET' ? undefined : form === undefined ? JSON.stringify(call.body) : form.bytes,
     signal: call.signal,
     timeoutMs: engine.timeoutMs,
     answer,

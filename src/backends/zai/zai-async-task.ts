@@ -1,11 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
-import { engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
-import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
+import { getJson, postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { asRecord, asString, pathOf, type WireRecord } from '../openai-compatible/wire-reading.ts';
-
-const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 
 /**
  * The upstream platform's own asynchronous tasks: a submission answers `{id, task_status}` and
@@ -40,25 +36,9 @@ export class ZaiAsyncTask {
     }
   }
 
+  /** One poll, through the engine client: its caps (maxResponseBytes), timeout and error mapping. */
   async #result(id: string, signal: AbortSignal): Promise<WireRecord> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.#engine.apiKey !== undefined) headers['authorization'] = `Bearer ${this.#engine.apiKey}`;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(`${this.#baseUrl}/async-result/${encodeURIComponent(id)}`, { method: 'GET', headers, signal, dispatcher });
-    } catch (error) {
-      if (signal.aborted) throw error;
-      throw engineUnreachable(this.#engine.modelName, (error as Error).message || String(error));
-    }
-    const text = await response.body.text();
-    if (response.statusCode < 200 || response.statusCode > 299) throw this.#engine.httpError(response.statusCode, text);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    const record = asRecord(parsed);
+    const record = asRecord(await getJson(this.#engine, { url: `${this.#baseUrl}/async-result/${encodeURIComponent(id)}`, signal }));
     if (record === undefined) throw new ApiError('500', `The upstream platform answered GET /async-result for model '${this.#engine.modelName}' with something that is not a JSON object.`);
     return record;
   }
