@@ -51,7 +51,8 @@ export function engineErrorMessage(bodyText: string): string {
     asString(body?.['message']) ??
     asString(detail) ??
     (detail === undefined ? undefined : JSON.stringify(detail)) ??
-    bodyText.trim();
+    // A JSON body without a message field is not quoted: its fields are not a message.
+    '';
   return shorten(message);
 }
 
