@@ -206,10 +206,11 @@ export class EngineExchange {
     this.#fail(error);
   }
 
-  #fail(error: unknown): void {
+  /** Ends the exchange with `error`; a streamed answer's chunks already received are still read first, unless `discard`. */
+  #fail(error: unknown, discard = false): void {
     clearTimeout(this.#timer);
     this.#failedWith = error;
-    this.#chunks = [];
+    if (discard || this.#options.answer === 'whole' || !this.#answerIsOk()) this.#chunks = [];
     this.#reject(error);
     this.#wake();
   }
@@ -233,7 +234,7 @@ export class EngineExchange {
   #cancel(reason: unknown): void {
     if (this.#ended || this.#failedWith !== undefined) return;
     const error = reason instanceof Error ? reason : new Error('aborted');
-    this.#fail(error);
+    this.#fail(error, true);
     this.#attempt.controller?.abort(error);
   }
 
