@@ -14,7 +14,7 @@ import type { BackendContext } from '../../src/core/engines/backend.ts';
 import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { writeTinyGguf } from '../helpers/tiny-gguf.ts';
-import { writeTinyGlmGguf } from '../helpers/tiny-glm-gguf.ts';
+import { glmTinyChat } from '../helpers/tiny-glm-gguf.ts';
 import { renderPrompt } from '../../src/backends/llama-cpp/rendered-prompt.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 
@@ -372,7 +372,8 @@ describe('llama-cpp output checks', () => {
 });
 
 describe('llama-cpp thinking on a GGUF with GLM-4.7\'s chat template', () => {
-  const glmPath = writeTinyGlmGguf();
+  // GLM's format with `</think>` pushed up by a fixed amount, so that some answers close their reasoning.
+  const glmPath = writeTinyGguf({ chat: { ...glmTinyChat, logitOffsets: new Map([...(glmTinyChat.logitOffsets ?? []), ['</think>', 0.3]]) } });
   const glmContext = (): BackendContext => ({
     modelName: 'tiny-glm',
     entry: { backend: 'llama-cpp', modelPath: basename(glmPath), threads: 1, contextSize: 1024, parallelSequences: 1 },
