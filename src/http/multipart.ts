@@ -7,6 +7,7 @@ import { quoteClientValue } from '../core/errors/quote-client-value.ts';
 import { createAjv, type Ajv } from '../core/json-schema/create-ajv.ts';
 import { nullPrototypeRecord } from '../core/objects/null-prototype-record.ts';
 import { adoptClientIds } from './request-hooks.ts';
+import { watchClosingDelimiter } from './multipart-closing-delimiter.ts';
 import { violationToApiError } from './validation-error.ts';
 
 export const multipartContentType = 'multipart/form-data';
@@ -126,6 +127,7 @@ export async function readMultipartForm<Schema extends TObject, Content>(
     firstError ??= error;
   };
 
+  const closing = watchClosingDelimiter(request.raw, request.headers['content-type']);
   try {
     const parts = request.parts({
       limits: { fileSize: options.maxFileBytes, fieldSize: maxFieldBytes, files: 10, fields: 1000, parts: 1000 },
@@ -166,6 +168,7 @@ export async function readMultipartForm<Schema extends TObject, Content>(
   } catch (error) {
     throw multipartError(error);
   }
+  if (!closing.seen()) throw new ApiError('1210', 'The multipart body ended before its closing boundary: the form is incomplete.');
   if (firstError !== undefined) throw firstError;
 
   parseJsonArrays(schema, raw);

@@ -93,15 +93,23 @@ describe('Truncated and broken request bodies', () => {
       assert.match(cutFile, /"code":"1210"/, `${path}, no closing boundary after the file`);
       await assertStillServing(`${path}, no closing boundary after the file`);
 
-      // A text part that never ended is never taken: the field is missing (1213), not half-read.
+      // A form cut inside a text field or a part header is incomplete: refused whole (1210), never
+      // taken without its last field.
       const cutText = await sendRaw(path, Buffer.from(fields.slice(0, -2)), 'complete');
       assert.match(cutText, /^HTTP\/1\.1 400 /, `${path}, cut inside a text field: ${cutText.slice(0, 300)}`);
-      assert.match(cutText, /"code":"1213","message":"Missing required parameter: '(purpose|model)'/);
+      assert.match(cutText, /"code":"1210","message":"The multipart body ended before its closing boundary/);
       await assertStillServing(`${path}, cut inside a text field`);
 
       const cutHeader = await sendRaw(path, Buffer.from(fields + `--${boundary}\r\nContent-Disposition: form-data; name="fi`), 'complete');
       assert.match(cutHeader, /^HTTP\/1\.1 400 /, `${path}, cut inside a part header: ${cutHeader.slice(0, 300)}`);
-      assert.match(cutHeader, /"code":"1213","message":"Missing required parameter: 'file'/);
+      assert.match(cutHeader, /"code":"1210","message":"The multipart body ended before its closing boundary/);
+
+      // Every part whole but the closing boundary missing: still incomplete, and nothing is stored.
+      const unclosed = await sendRaw(path, Buffer.concat([Buffer.from(fields + fileHead('whole.bin')), fileBytes, Buffer.from(`\r\n`), Buffer.from(textPart('request_id', 'unclosed-form-1'))]), 'complete');
+      assert.match(unclosed, /^HTTP\/1\.1 400 /, `${path}, no closing boundary after whole parts: ${unclosed.slice(0, 300)}`);
+      assert.match(unclosed, /"code":"1210","message":"The multipart body ended before its closing boundary/);
+      const listed = await (await fetch(`http://127.0.0.1:${port}/paas/v4/files`, { headers: { authorization: test.authorization } })).text();
+      assert.ok(!listed.includes('whole.bin'), `${path}: the unclosed form stored nothing: ${listed}`);
       await assertStillServing(`${path}, cut inside a part header`);
     }
   });
