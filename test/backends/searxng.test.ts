@@ -199,4 +199,14 @@ describe('searxng engine', () => {
     setTimeout(() => controller.abort(new Error('client gone')), 50);
     await assert.rejects(pending, /client gone/);
   });
+
+  it('stops reading an answer over maxResponseBytes (1230) and serves the next search', async () => {
+    script = () => ({ body: { results: [result('https://a.example/', { content: 'x'.repeat(64 * 1024) })] } });
+    const capped = await apiErrorOf(searcher({ maxResponseBytes: 16 * 1024 }).search(searchQuery('x')));
+    assert.equal(capped.code, '1230');
+    assert.match(capped.message, /my-searxng.*16 KiB|my-searxng.*16384 bytes/);
+    script = () => ({ body: { results: [result('https://a.example/')] } });
+    const served = await searcher({ maxResponseBytes: 16 * 1024 }).search(searchQuery('x'));
+    assert.equal(served.results.length, 1);
+  });
 });

@@ -1,7 +1,11 @@
 import { Agent, FormData, request, type Dispatcher } from 'undici';
 import { engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
+import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
+import { readCappedBody } from '../../core/http/read-capped-body.ts';
+import { maxEngineVideoBytes } from '../../tools/media/engine-media-download.ts';
 import { engineErrorMessage } from '../openai-compatible/engine-http-error.ts';
+import { answerOverCap, defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';
 import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
 import { describeNodeErrors } from './comfyui-history.ts';
 
@@ -26,11 +30,14 @@ export class ComfyUiClient {
   readonly #baseUrl: string;
   readonly #modelName: string;
   readonly #apiKey: string | undefined;
+  /** Cap of a JSON answer or error body; output files (/view) may be as large as a video. */
+  readonly #maxResponseBytes: number;
 
-  constructor(baseUrl: string, modelName: string, apiKey: string | undefined) {
+  constructor(baseUrl: string, modelName: string, apiKey: string | undefined, maxResponseBytes: number = defaultMaxResponseBytes) {
     this.#baseUrl = baseUrl;
     this.#modelName = modelName;
     this.#apiKey = apiKey;
+    this.#maxResponseBytes = maxResponseBytes;
   }
 
   /** Queues a filled workflow; its prompt_id. A workflow ComfyUI refuses is a configuration problem (1221). */
@@ -118,8 +125,16 @@ export class ComfyUiClient {
       if (options.signal.aborted) throw error;
       throw engineUnreachable(this.#modelName, `ComfyUI at ${this.#baseUrl}: ${(error as Error).message || String(error)}`);
     }
-    const bytes = new Uint8Array(await response.body.arrayBuffer());
     const ok = response.statusCode >= 200 && response.statusCode <= 299;
+    const cap = options.binary === true && ok ? Math.max(maxEngineVideoBytes, this.#maxResponseBytes) : this.#maxResponseBytes;
+    let bytes: Uint8Array;
+    try {
+      bytes = await readCappedBody(response.body, cap, options.binary === true && ok ? 'the output file' : 'the answer body', 'maxResponseBytes');
+    } catch (error) {
+      if (error instanceof AnswerOverCapError) throw answerOverCap(this.#modelName, error);
+      if (options.signal.aborted) throw error;
+      throw engineUnreachable(this.#modelName, `ComfyUI at ${this.#baseUrl}: ${(error as Error).message || String(error)}`);
+    }
     return { status: response.statusCode, bytes, text: options.binary === true && ok ? '' : Buffer.from(bytes).toString('utf8') };
   }
 }

@@ -31,7 +31,7 @@ export const createComfyUiBackend: BackendFactory = ({ modelName, entry, configD
   } catch (error) {
     throw new ApiError('1221', `Model '${modelName}' (backend comfyui) cannot be used: ${(error as Error).message}.`);
   }
-  const client = new ComfyUiClient(entry.baseUrl.replace(/\/+$/, ''), modelName, entry.apiKey);
+  const client = new ComfyUiClient(entry.baseUrl.replace(/\/+$/, ''), modelName, entry.apiKey, entry.maxResponseBytes);
   const common = { modelName, workflow, client, pollIntervalMs: entry.pollIntervalMs ?? defaultPollIntervalMs };
   return {
     image: new ComfyImageGenerator({ ...common, timeoutMs: entry.timeoutMs ?? defaultImageTimeoutMs }),

@@ -1,7 +1,10 @@
 import { request } from 'undici';
 import { engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
+import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
+import { readCappedBody } from '../../core/http/read-capped-body.ts';
 import { engineErrorMessage } from '../openai-compatible/engine-http-error.ts';
+import { answerOverCap } from '../openai-compatible/engine-request.ts';
 
 export interface SearxngConnection {
   /** The public engine name, for messages. */
@@ -11,6 +14,8 @@ export interface SearxngConnection {
   /** Sent as a Bearer token when set (an instance behind an authenticating proxy). */
   readonly apiKey: string | undefined;
   readonly timeoutMs: number;
+  /** Cap of an answer body (a search result page is a few hundred KB at most). */
+  readonly maxResponseBytes: number;
 }
 
 /**
@@ -29,9 +34,10 @@ export async function getSearchJson(connection: SearxngConnection, parameters: U
   try {
     const response = await request(url, { method: 'GET', headers, signal: AbortSignal.any([signal, timeout]) });
     status = response.statusCode;
-    text = await response.body.text();
+    text = (await readCappedBody(response.body, connection.maxResponseBytes, 'the answer body', 'maxResponseBytes')).toString('utf8');
   } catch (error) {
     if (signal.aborted) throw signal.reason;
+    if (error instanceof AnswerOverCapError) throw answerOverCap(connection.modelName, error);
     const detail = timeout.aborted ? `no answer within ${connection.timeoutMs} ms (timeoutMs)` : innermostMessage(error);
     throw engineUnreachable(connection.modelName, detail);
   }

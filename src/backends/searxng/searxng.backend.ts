@@ -1,5 +1,6 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
+import { defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';
 import { SearxngSearcher } from './searxng-searcher.ts';
 
 /** SearXNG answers within its own engines' timeouts (a few seconds); this bounds a stuck instance. */
@@ -16,6 +17,7 @@ export const createSearxngBackend: BackendFactory = ({ modelName, entry }) => {
       baseUrl: entry.baseUrl.replace(/\/+$/, ''),
       apiKey: entry.apiKey,
       timeoutMs: entry.timeoutMs ?? defaultSearxngTimeoutMs,
+      maxResponseBytes: entry.maxResponseBytes ?? defaultMaxResponseBytes,
     }),
   };
 };
