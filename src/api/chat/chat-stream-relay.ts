@@ -1,4 +1,5 @@
 import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
+import { DeliveredOutput } from '../../core/chat/cut-answer-usage.ts';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
@@ -11,26 +12,29 @@ interface PendingCall {
   arguments: string;
 }
 
-const noUsage: ChatUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-
 /**
  * Relays an engine stream as platform chunks (platform-facts §3.2, §3.3). The first part is
  * awaited before any byte is sent, so an engine that fails at once gets a real HTTP status; after
- * that, a broken engine connection ends the answer with finish_reason `network_error` and any other
- * failure travels as an in-band `{"error":…}` frame, then `[DONE]`. Tool calls are relayed as
- * fragments with `tool_stream`, otherwise each call goes out whole, just before the last chunk.
- * Resolves with the usage of a completed answer (undefined when it did not complete).
+ * that, a broken engine connection ends the answer with finish_reason `network_error` and the usage
+ * of what was delivered (DeliveredOutput: the engine's last report, else counted without it, the
+ * prompt by `promptTokensWithoutEngine`), and any other failure travels as an in-band
+ * `{"error":…}` frame, then `[DONE]`. Tool calls are relayed as fragments with `tool_stream`,
+ * otherwise each call goes out whole, just before the last chunk (a call held back when the
+ * connection breaks was not delivered, and is not counted). Resolves with the usage to record: a
+ * completed answer's, or a cut one's; undefined when the answer failed otherwise or the client left.
  */
 export async function relayChatStream(
   parts: AsyncIterable<ChatStreamPart>,
   header: ChatAnswerHeader,
   toolStream: boolean,
   writer: SseWriter,
+  promptTokensWithoutEngine: () => Promise<number>,
 ): Promise<ChatUsage | undefined> {
   const iterator = parts[Symbol.asyncIterator]();
   let next = await iterator.next();
   writer.open();
   const calls = new Map<number, PendingCall>();
+  const delivered = new DeliveredOutput();
   try {
     for (; !next.done; next = await iterator.next()) {
       const part = next.value;
@@ -41,17 +45,20 @@ export async function relayChatStream(
         return part.usage;
       }
       const delta = relayPart(part, calls, toolStream);
-      if (delta !== undefined) await writer.send(toChunk(header, delta));
+      if (delta === undefined) continue;
+      await writer.send(toChunk(header, delta));
+      delivered.add(deliveredText(part));
     }
     throw new EngineConnectionError('the engine stream ended without a finish');
   } catch (error) {
     if (!writer.writable) return undefined;
     if (error instanceof EngineConnectionError) {
-      await writer.send(toFinalChunk(header, 'network_error', noUsage));
-    } else {
-      const apiError = error instanceof ApiError ? error : new ApiError('500');
-      await writer.send(apiError.toBody());
+      const usage = await delivered.usageWhenCut(error.usage, promptTokensWithoutEngine);
+      await writer.send(toFinalChunk(header, 'network_error', usage));
+      return usage;
     }
+    const apiError = error instanceof ApiError ? error : new ApiError('500');
+    await writer.send(apiError.toBody());
     return undefined;
   } finally {
     await iterator.return?.();
@@ -79,6 +86,19 @@ function relayPart(part: Exclude<ChatStreamPart, { type: 'finish' }>, calls: Map
         ? { tool_calls: [{ index: part.index, id: call.id, type: 'function' as const, function: { arguments: part.argumentsDelta } }] }
         : undefined;
     }
+  }
+}
+
+/** The output text of a part that went out as a delta (what DeliveredOutput counts). */
+function deliveredText(part: Exclude<ChatStreamPart, { type: 'finish' }>): string {
+  switch (part.type) {
+    case 'reasoning':
+    case 'text':
+      return part.text;
+    case 'tool-call-start':
+      return part.name;
+    case 'tool-call-delta':
+      return part.argumentsDelta;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
+import { promptTokensWithoutEngine } from '../../core/chat/cut-answer-usage.ts';
 import { ClientAbort } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -65,7 +66,10 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
           createdAt: Date.now(),
         });
       if (body.stream === true) {
-        const usage = await relayChatStream(chat.stream(chatRequest), header, body.tool_stream === true, new SseWriter(request, reply));
+        // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
+        const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.engines.tokenizer(body.model);
+        const countPrompt = () => promptTokensWithoutEngine(chatRequest, localTokenizer);
+        const usage = await relayChatStream(chat.stream(chatRequest), header, body.tool_stream === true, new SseWriter(request, reply), countPrompt);
         if (usage !== undefined) recordUsage(usage);
         return reply;
       }

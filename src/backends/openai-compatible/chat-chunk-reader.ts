@@ -41,6 +41,11 @@ export class ChatChunkReader {
     return this.#finishReason !== undefined;
   }
 
+  /** The last usage the engine sent so far (it may send none, or one per chunk); for a stream that breaks. */
+  get usageSoFar(): ChatUsage | undefined {
+    return this.#usage;
+  }
+
   read(chunk: WireRecord): ChatStreamPart[] {
     const parts: ChatStreamPart[] = [];
     if (chunk['usage'] !== undefined && chunk['usage'] !== null) this.#usage = readUsage(chunk['usage']);

@@ -76,6 +76,8 @@ export class ChatCompletionsEngine implements ChatModel {
     } catch (error) {
       // Before the first part the client can still get a status: the engine could not be used at all.
       if (!sentParts && error instanceof EngineConnectionError) throw engineUnreachable(this.#engine.modelName, error.message);
+      // After it, the answer ends with network_error and what was delivered is billed: the engine's own count if it sent one.
+      if (error instanceof EngineConnectionError) throw error.withUsage(reader.usageSoFar);
       throw error;
     }
     yield* reader.end();
