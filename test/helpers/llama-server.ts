@@ -34,6 +34,8 @@ export interface LlamaServer {
   log(): string;
   /** Kills the server (SIGTERM, then SIGKILL) and starts it again on the same port. */
   restart(): Promise<void>;
+  /** Sends the server `signal` (SIGKILL: a crash) and resolves once it has exited; `restart()` starts it again on the same port. */
+  kill(signal: NodeJS.Signals): Promise<void>;
   /** SIGTERM, then SIGKILL after a grace period; resolves once the process has exited. */
   stop(): Promise<void>;
 }
@@ -139,6 +141,12 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
     async restart() {
       await stopProcess();
       await launch();
+    },
+    async kill(signal) {
+      const running = child;
+      if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
+      running.kill(signal);
+      await exited;
     },
     stop: stopProcess,
   };
