@@ -11,10 +11,11 @@ const absent =
  * that says so, except where the real engine is required (CI, REQUIRE_REAL_ENGINE=1): there it
  * fails, so that a CI run never passes without having run it.
  */
-export function describeWithLlamaServer(name: string, body: (binary: string) => void): void {
+export function describeWithLlamaServer(name: string, body: (binary: string) => void, options: { timeoutMs?: number } = {}): void {
   const binary = findLlamaServer();
   if (binary !== undefined) {
-    describe(name, () => body(binary));
+    // A wait on the engine that never ends fails the suite rather than hanging the run.
+    describe(name, { timeout: options.timeoutMs ?? 120_000 }, () => body(binary));
   } else if (realEngineRequired()) {
     describe(name, () => {
       it('finds the llama-server binary (the real engine is required here)', () => {

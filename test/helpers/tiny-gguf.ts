@@ -47,6 +47,11 @@ export interface TinyGgufChat {
    * keeps them for tokenizing any input while the model never samples them.
    */
   readonly byteTokenOffset?: number;
+  /**
+   * Pairs `[a, b]`: right after token `a` the model says `b` (almost always), e.g. a tool call's
+   * close followed by the end of the turn, as a trained model does. At most 8 pairs.
+   */
+  readonly followers?: readonly (readonly [string, string])[];
 }
 
 /** Token ids the tests may rely on. */
@@ -121,7 +126,10 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): Buffer {
         endOfMessage: chat.endOfMessage === undefined ? undefined : vocab.idOf(chat.endOfMessage),
       };
   const endTokens = [endIds.endOfText, endIds.endOfTurn, endIds.endOfMessage].filter((id) => id !== undefined);
-  const tensors = buildTensors(vocab, random, endTokens, chat === undefined ? undefined : logitOffsets(vocab, chat));
+  const steering = chat === undefined
+    ? undefined
+    : { offsets: logitOffsets(vocab, chat), followers: (chat.followers ?? []).map(([from, to]) => [vocab.idOf(from), vocab.idOf(to)] as const) };
+  const tensors = buildTensors(vocab, random, endTokens, steering);
   const endMetadata: [string, (writer: GgufWriter) => void][] = [];
   const { endOfTurn, endOfMessage } = endIds;
   if (endOfTurn !== undefined) endMetadata.push(['tokenizer.ggml.eot_token_id', (writer) => writer.u32Value(endOfTurn)]);
@@ -245,13 +253,21 @@ interface Tensor {
   readonly data: Float32Array;
 }
 
+/** Logit offsets by token id, and `[from, to]` token pairs where `to` follows `from`. */
+interface Steering {
+  readonly offsets: Float32Array;
+  readonly followers: readonly (readonly [number, number])[];
+}
+
 /**
- * The weights. `endTokens` get a damped output row (see below). With `offsets`, the last embedding
- * dimension carries a constant: every token embeds it as `offsetCarrier`, no block writes to it,
- * so after the final RMS norm it is a positive value of about 4 at every position, and a token's
- * output weight on it is a fixed logit offset (a bias, which the llama architecture lacks).
+ * The weights. `endTokens` get a damped output row (see below). With `steering`, the last
+ * embedding dimensions are reserved: no block writes to them, so after the final RMS norm they
+ * hold what the current token embeds there. The last one is a constant for every token (a value
+ * of about 4 after the norm), and a token's output weight on it is a fixed logit offset (a bias,
+ * which the llama architecture lacks). Each one before it is set only by one token `from`, and
+ * the output weight of `to` on it raises `to` right after `from`.
  */
-function buildTensors(vocab: Vocab, random: () => number, endTokens: readonly number[], offsets?: Float32Array): Tensor[] {
+function buildTensors(vocab: Vocab, random: () => number, endTokens: readonly number[], steering?: Steering): Tensor[] {
   const vocabSize = vocab.tokens.length;
   const uniform = (count: number, scale: number): Float32Array => {
     const data = new Float32Array(count);
@@ -293,29 +309,46 @@ function buildTensors(vocab: Vocab, random: () => number, endTokens: readonly nu
       matrix(`${prefix}.ffn_down.weight`, feedForwardLength, embeddingLength),
     );
   }
-  if (offsets !== undefined) carryLogitOffsets(tensors, offsets);
+  if (steering !== undefined) steerLogits(tensors, steering);
   return tensors;
 }
 
 const offsetDimension = embeddingLength - 1;
-const offsetCarrier = 4;
+const carrier = 4;
+/** A follower's output weight: about +12 logits right after its token. */
+const followerWeight = 3;
+const maxFollowers = 8;
 
-function carryLogitOffsets(tensors: readonly Tensor[], offsets: Float32Array): void {
+function steerLogits(tensors: readonly Tensor[], steering: Steering): void {
+  if (steering.followers.length > maxFollowers) throw new Error(`at most ${maxFollowers} follower pairs`);
   const tensor = (name: string): Tensor => {
     const found = tensors.find((candidate) => candidate.name === name);
     if (found === undefined) throw new Error(`no tensor ${name}`);
     return found;
   };
+  const reserved = [offsetDimension, ...steering.followers.map((_pair, index) => offsetDimension - 1 - index)];
   const embeddings = tensor('token_embd.weight').data;
-  for (let token = 0; token < offsets.length; token += 1) embeddings[token * embeddingLength + offsetDimension] = offsetCarrier;
-  for (let block = 0; block < blockCount; block += 1) {
-    // Rows are outputs: zero the row of each residual write that lands on the carrier dimension.
-    for (const [name, inputs] of [[`blk.${block}.attn_output.weight`, embeddingLength], [`blk.${block}.ffn_down.weight`, feedForwardLength]] as const) {
-      tensor(name).data.fill(0, offsetDimension * inputs, (offsetDimension + 1) * inputs);
+  const output = tensor('output.weight').data;
+  const vocabSize = steering.offsets.length;
+  for (let token = 0; token < vocabSize; token += 1) {
+    embeddings[token * embeddingLength + offsetDimension] = carrier;
+    for (const dimension of reserved.slice(1)) {
+      embeddings[token * embeddingLength + dimension] = 0;
+      output[token * embeddingLength + dimension] = 0;
     }
   }
-  const output = tensor('output.weight').data;
-  offsets.forEach((offset, token) => (output[token * embeddingLength + offsetDimension] = offset));
+  steering.followers.forEach(([from, to], index) => {
+    const dimension = offsetDimension - 1 - index;
+    embeddings[from * embeddingLength + dimension] = carrier;
+    output[to * embeddingLength + dimension] = followerWeight;
+  });
+  for (let block = 0; block < blockCount; block += 1) {
+    // Rows are outputs: zero the rows of the residual writes that land on a reserved dimension.
+    for (const [name, inputs] of [[`blk.${block}.attn_output.weight`, embeddingLength], [`blk.${block}.ffn_down.weight`, feedForwardLength]] as const) {
+      for (const dimension of reserved) tensor(name).data.fill(0, dimension * inputs, (dimension + 1) * inputs);
+    }
+  }
+  steering.offsets.forEach((offset, token) => (output[token * embeddingLength + offsetDimension] = offset));
 }
 
 function align(length: number): number {

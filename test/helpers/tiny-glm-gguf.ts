@@ -31,10 +31,15 @@ export const glmControlTokens = [
 ] as const;
 
 /**
- * The GLM chat format for the tiny random-weight model. Byte-fallback tokens are never sampled
- * (their bytes would make invalid UTF-8, which llama-server refuses to parse); the markers that
- * only the template writes (`[gMASK]`, role tokens, `<think>`) are not sampled either; `</think>`
- * and `<tool_call>` are pushed up a little so that answers show reasoning and tool calls.
+ * The GLM chat format for the tiny random-weight model, steered so that llama-server's GLM parser
+ * meets what a trained model writes. Byte-fallback tokens are never sampled (their bytes would
+ * make invalid UTF-8, which llama-server refuses to parse); nor are the markers only the template
+ * writes (`[gMASK]`, role tokens, `<think>`) or that only llama-server's tool-call grammar may put
+ * in (`<arg_key>`, `<arg_value>`: the grammar still can, spelled in characters). `</think>` and
+ * `<tool_call>` are pushed up a little so that answers reason and call tools; `</arg_value>` more,
+ * so that a string argument ends (llama.cpp's grammar leaves GLM's raw string values free up to
+ * it); after `</arg_value>` comes `</tool_call>`, then `<|observation|>`, which ends the turn (a
+ * call left open runs to max_tokens, and a second call with parallel calls off is a 500).
  */
 export const glmTinyChat: TinyGgufChat = {
   template: glmChatTemplate,
@@ -55,21 +60,49 @@ export const glmTinyChat: TinyGgufChat = {
     ['<think>', -25],
     ['<tool_response>', -25],
     ['</tool_response>', -25],
-    ['</tool_call>', -25],
     ['<arg_key>', -25],
     ['</arg_key>', -25],
     ['<arg_value>', -25],
-    ['</arg_value>', -25],
+    ['</arg_value>', 0.5],
     ['</think>', 0.15],
     ['<tool_call>', 0.15],
   ]),
+  // A call closes after its last value, and the turn then goes to the tool's observation.
+  followers: [
+    ['</arg_value>', '</tool_call>'],
+    ['</tool_call>', '<|observation|>'],
+  ],
 };
+
+/**
+ * The same format for a model that never ends an answer: no end-of-generation token is ever
+ * sampled (nor `</arg_value>`, which leads to one), so an answer runs to max_tokens or the
+ * context. For tests of what happens while an engine is still generating (aborts, restarts).
+ */
+export const endlessGlmTinyChat: TinyGgufChat = {
+  ...glmTinyChat,
+  logitOffsets: new Map([
+    ...(glmTinyChat.logitOffsets ?? []),
+    ['</arg_value>', -25],
+    ['<|endoftext|>', -25],
+    ['<|user|>', -25],
+    ['<|observation|>', -25],
+  ]),
+};
+
+export interface TinyGlmGgufOptions {
+  readonly seed?: number;
+  readonly contextLength?: number;
+  /** A model whose answers never end before max_tokens (endlessGlmTinyChat). */
+  readonly endless?: boolean;
+}
 
 /**
  * Writes the tiny GLM-format model (cached under the OS temp dir) and returns its path. The
  * default seed gives weights whose greedy answers loop on neither `</think>` nor `<tool_call>`,
  * while sampled answers close their reasoning and call tools now and then.
  */
-export function writeTinyGlmGguf(options: { seed?: number; contextLength?: number } = {}): string {
-  return writeTinyGguf({ seed: 5, ...options, chat: glmTinyChat });
+export function writeTinyGlmGguf(options: TinyGlmGgufOptions = {}): string {
+  const { endless = false, ...weights } = options;
+  return writeTinyGguf({ seed: 5, contextLength: 32_768, ...weights, chat: endless ? endlessGlmTinyChat : glmTinyChat });
 }
