@@ -239,6 +239,19 @@ describeWithLlamaServer('chat completions against a real llama-server (GLM-4.7 t
     });
   });
 
+  describe('connections', () => {
+    it('relays back-to-back streams whole although llama-server closes the connection after each one', async () => {
+      // llama-server answers keep-alive but closes after every streamed answer: a client that
+      // writes the next request on that connection must not turn it into a failed answer.
+      for (let round = 0; round < 20; round += 1) {
+        const body = { messages, do_sample: false, max_tokens: 4, thinking: { type: 'disabled' } };
+        const answer = round % 4 === 3 ? syncAnswer(await platform(body, 'glm-4.6')) : streamedAnswer(await platformStream({ ...body, model: 'glm-4.6' }));
+        assert.equal(answer.finishReason, 'length', `round ${round}`);
+        assert.equal(answer.usage.completion_tokens, 4, `round ${round}`);
+      }
+    });
+  });
+
   describe('limits', () => {
     it('refuses a prompt longer than the context with 1261, sync and streamed', async () => {
       const long = [{ role: 'user', content: 'x '.repeat(contextSize + 200) }];
