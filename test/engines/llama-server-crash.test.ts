@@ -32,7 +32,8 @@ describeWithLlamaServer('a real llama-server that dies mid-stream and comes back
   let keyId: string;
 
   before(async () => {
-    engine = await startLlamaServer({ binary, modelPath: writeTinyGlmGguf(), alias });
+    // A model whose answers run to max_tokens: the crash lands in the middle of one.
+    engine = await startLlamaServer({ binary, modelPath: writeTinyGlmGguf({ endless: true }), alias });
     const entry = { backend: 'openai-compatible' as const, baseUrl: engine.baseUrl, upstreamModel: alias };
     test = await startTestPlatform({ config: { models: { 'glm-4.6': entry } } });
     await test.app.listen({ port: 0, host: '127.0.0.1' });
@@ -56,14 +57,8 @@ describeWithLlamaServer('a real llama-server that dies mid-stream and comes back
   }
 
   it('ends the answer with network_error and bills what was delivered; the engine restarted on its port serves the next calls', async (t) => {
-    // The greedy answer to this prompt is long (hundreds of tokens, most of a second): the crash lands in its middle.
-    const body = { model: 'glm-4.6', messages, max_tokens: 1500, do_sample: false, thinking: { type: 'disabled' } };
-    const whole = await postJson(test, url, body);
-    assert.equal(whole.statusCode, 200, whole.body);
-    const wholeUsage = (whole.json() as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
-    const wholeTokens = wholeUsage.completion_tokens;
-    assert.ok(wholeTokens >= 200, `the greedy answer is long: ${wholeTokens} tokens`);
-
+    const maxTokens = 1500;
+    const body = { model: 'glm-4.6', messages, max_tokens: maxTokens, thinking: { type: 'disabled' } };
     const requestId = 'engine-crash-0001';
     const response = await fetch(`${platformOrigin}${url}`, {
       method: 'POST',
@@ -93,7 +88,7 @@ describeWithLlamaServer('a real llama-server that dies mid-stream and comes back
     const last = chunks.at(-1);
     assert.equal(last?.choices[0]?.finish_reason, 'network_error', JSON.stringify(last));
     const pieces = chunks.slice(0, -1).filter((chunk) => (chunk.choices[0]?.delta.content ?? chunk.choices[0]?.delta.reasoning_content ?? '') !== '');
-    assert.ok(pieces.length >= 10 && pieces.length < wholeTokens, `${pieces.length} pieces delivered of ${wholeTokens}`);
+    assert.ok(pieces.length >= 10 && pieces.length < maxTokens, `${pieces.length} pieces delivered of ${maxTokens}`);
     const usage = last?.usage;
     assert.ok(usage !== undefined, 'the last chunk has usage');
     // llama-server streams one token per event: each delivered piece is at least one token.
@@ -101,7 +96,7 @@ describeWithLlamaServer('a real llama-server that dies mid-stream and comes back
     assert.ok(usage.prompt_tokens > 0, 'the prompt is counted without the engine');
     assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens);
     t.diagnostic(
-      `cut after ${pieces.length} pieces: billed ${usage.prompt_tokens} prompt (the engine counts ${wholeUsage.prompt_tokens}) + ${usage.completion_tokens} completion tokens`,
+      `cut after ${pieces.length} pieces: billed ${usage.prompt_tokens} prompt (estimated) + ${usage.completion_tokens} completion tokens`,
     );
     const rows = await ledgerRows(requestId);
     assert.equal(rows.length, 1, 'one ledger row');
