@@ -94,6 +94,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
     ];
     const server = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child = server;
+    if (server.pid !== undefined) killWhenOrphaned(server.pid);
     const keep = (chunk: Buffer): void => {
       logText = (logText + chunk.toString('utf8')).slice(-logLimit);
     };
@@ -150,6 +151,18 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
     },
     stop: stopProcess,
   };
+}
+
+/**
+ * A test run killed from outside (a timeout, SIGKILL) runs no cleanup, and its llama-server would
+ * live on, holding a port and a CPU: a small watchdog kills the server within a second of this
+ * process ending, and ends itself when the server does.
+ */
+function killWhenOrphaned(serverPid: number): void {
+  const script = `while kill -0 ${process.pid} 2>/dev/null && kill -0 ${serverPid} 2>/dev/null; do sleep 1; done; kill -KILL ${serverPid} 2>/dev/null`;
+  const watchdog = spawn('sh', ['-c', script], { stdio: 'ignore' });
+  watchdog.on('error', () => undefined);
+  watchdog.unref();
 }
 
 async function healthy(origin: string): Promise<boolean> {
