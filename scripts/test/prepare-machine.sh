@@ -5,7 +5,7 @@
 # use on its last line (empty when PostgreSQL could not be prepared; those tests then skip).
 set -euo pipefail
 
-packages=(postgresql redis-server chromium ffmpeg espeak-ng fonts-dejavu-core fonts-wqy-microhei tesseract-ocr python3 make g++)
+packages=(postgresql redis-server chromium ffmpeg espeak-ng fonts-dejavu-core fonts-wqy-microhei tesseract-ocr python3 make g++ cmake git)
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"
