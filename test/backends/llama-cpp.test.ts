@@ -373,7 +373,7 @@ describe('llama-cpp output checks', () => {
 
 describe('llama-cpp thinking on a GGUF with GLM-4.7\'s chat template', () => {
   // GLM's format with `</think>` pushed up by a fixed amount, so that some answers close their reasoning.
-  const glmPath = writeTinyGguf({ chat: { ...glmTinyChat, logitOffsets: new Map([...(glmTinyChat.logitOffsets ?? []), ['</think>', 0.3]]) } });
+  const glmPath = writeTinyGguf({ chat: { ...glmTinyChat, logitOffsets: new Map([...(glmTinyChat.logitOffsets ?? []), ['</think>', 1.5]]) } });
   const glmContext = (): BackendContext => ({
     modelName: 'tiny-glm',
     entry: { backend: 'llama-cpp', modelPath: basename(glmPath), threads: 1, contextSize: 1024, parallelSequences: 1 },
