@@ -7,6 +7,7 @@ import { getJson, postForEvents, postJson, type EngineConnection } from '../../s
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
 
 /** One request as the raw server read it, with the connection it came on. */
 interface SeenRequest {
@@ -424,21 +425,7 @@ describe('engine exchange: error answers and aborts', () => {
 });
 
 function chatRequest(): ChatRequest {
-  return {
-    model: 'glm-raw',
-    messages: [{ role: 'user', content: 'Hello' }],
-    tools: [],
-    temperature: undefined,
-    topP: undefined,
-    greedy: false,
-    maxTokens: undefined,
-    maxTokensLimit: 98304,
-    stop: [],
-    responseFormat: 'text',
-    thinking: { enabled: true, effort: undefined },
-    seed: undefined,
-    signal: new AbortController().signal,
-  };
+  return baseChatRequest({ model: 'glm-raw', maxTokensLimit: 98304 });
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {

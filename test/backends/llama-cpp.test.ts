@@ -17,6 +17,7 @@ import { writeTinyGguf } from '../helpers/tiny-gguf.ts';
 import { glmTinyChat } from '../helpers/tiny-glm-gguf.ts';
 import { renderPrompt } from '../../src/backends/llama-cpp/rendered-prompt.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
+import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
 
 /**
  * The real llama.cpp engine (node-llama-cpp's prebuilt CPU binary) on a tiny random-weight GGUF
@@ -44,22 +45,7 @@ function openBackend(entry: Partial<ModelEntry>): LlamaBackend {
 }
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
-  return {
-    model: 'tiny-llama',
-    messages: [{ role: 'user', content: 'Hello there, what is the weather in the city?' }],
-    tools: [],
-    temperature: undefined,
-    topP: undefined,
-    greedy: true,
-    maxTokens: 24,
-    maxTokensLimit: undefined,
-    stop: [],
-    responseFormat: 'text',
-    thinking: { enabled: false, effort: undefined },
-    seed: 11,
-    signal: new AbortController().signal,
-    ...overrides,
-  };
+  return baseChatRequest({ model: 'tiny-llama', messages: [{ role: 'user', content: 'Hello there, what is the weather in the city?' }], greedy: true, maxTokens: 24, thinking: { enabled: false, effort: undefined }, seed: 11, ...overrides });
 }
 
 async function collect(parts: AsyncIterable<ChatStreamPart>): Promise<ChatStreamPart[]> {

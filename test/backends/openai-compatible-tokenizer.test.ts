@@ -9,6 +9,7 @@ import { unusedResources } from '../helpers/backend-resources.ts';
 import { fakeLlamaServer, renderChat } from '../helpers/fake-llama-server-replies.ts';
 import { jsonReply, startFakeOpenAiServer, vllmError, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { postJson, startTestPlatform } from '../helpers/test-platform.ts';
+import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
 
 /**
  * Token counting per kind of OpenAI-compatible engine, against fakes that speak each server's
@@ -43,23 +44,8 @@ const tools: FunctionTool[] = [{ name: 'get_weather', description: 'Weather of a
 const thinkingOff = { enabled: false, effort: undefined } as const;
 const thinkingOn = { enabled: true, effort: undefined } as const;
 
-function chatRequest(overrides: Partial<ChatRequest>): ChatRequest {
-  return {
-    model: 'glm-local',
-    messages,
-    tools: [],
-    temperature: undefined,
-    topP: undefined,
-    greedy: false,
-    maxTokens: undefined,
-    maxTokensLimit: undefined,
-    stop: [],
-    responseFormat: 'text',
-    thinking: thinkingOn,
-    seed: undefined,
-    signal: new AbortController().signal,
-    ...overrides,
-  };
+function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
+  return baseChatRequest({ model: 'glm-local', messages, thinking: thinkingOn, ...overrides });
 }
 
 const signal = () => new AbortController().signal;

@@ -24,24 +24,10 @@ import {
   type FakeOpenAiServer,
 } from '../helpers/fake-openai-server.ts';
 import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
-  return {
-    model: 'glm-test',
-    messages: [{ role: 'user', content: 'Hello' }],
-    tools: [],
-    temperature: undefined,
-    topP: undefined,
-    greedy: false,
-    maxTokens: undefined,
-    maxTokensLimit: 98304,
-    stop: [],
-    responseFormat: 'text',
-    thinking: { enabled: true, effort: undefined },
-    seed: undefined,
-    signal: new AbortController().signal,
-    ...overrides,
-  };
+  return baseChatRequest({ maxTokensLimit: 98304, ...overrides });
 }
 
 function openBackend(baseUrl: string, entry: Partial<ModelEntry> = {}): { chat: ChatModel; tokenizer: TokenCounter } {

@@ -9,24 +9,10 @@ import { ApiError } from '../../src/core/errors/api-error.ts';
 import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmCompletion, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
-  return {
-    model: 'glm-4.6',
-    messages: [{ role: 'user', content: 'Hello' }],
-    tools: [],
-    temperature: 1,
-    topP: 0.95,
-    greedy: false,
-    maxTokens: undefined,
-    maxTokensLimit: 131072,
-    stop: [],
-    responseFormat: 'text',
-    thinking: { enabled: true, effort: undefined },
-    seed: undefined,
-    signal: new AbortController().signal,
-    ...overrides,
-  };
+  return baseChatRequest({ model: 'glm-4.6', temperature: 1, topP: 0.95, maxTokensLimit: 131072, ...overrides });
 }
 
 let upstream: FakeOpenAiServer;
