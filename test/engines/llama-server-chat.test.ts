@@ -8,6 +8,7 @@ import { describeWithLlamaServer } from '../helpers/real-engine-suite.ts';
 import { parseSseBody } from '../helpers/sse-events.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 import { writeTinyGlmGguf } from '../helpers/tiny-glm-gguf.ts';
+import { tinyGlmAlias, weatherMessages, weatherTool } from './weather-conversation.ts';
 
 /**
  * The platform in front of a real llama.cpp `llama-server` serving a tiny random-weight model that
@@ -17,20 +18,9 @@ import { writeTinyGlmGguf } from '../helpers/tiny-glm-gguf.ts';
  * fixed seed), or checks what the engine guarantees (finish reasons, counts, a freed slot).
  */
 const url = '/paas/v4/chat/completions';
-const alias = 'tiny-glm';
+const alias = tinyGlmAlias;
 const contextSize = 2048;
-const messages = [
-  { role: 'system', content: 'You are a helpful assistant.' },
-  { role: 'user', content: 'Hello there, what is the weather like today?' },
-];
-const weatherTool = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'Weather of a city',
-    parameters: { type: 'object', properties: { city: { type: 'string', maxLength: 12 } }, required: ['city'], additionalProperties: false },
-  },
-};
+const messages = weatherMessages;
 
 interface WireAnswer {
   content: string;

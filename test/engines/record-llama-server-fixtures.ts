@@ -8,23 +8,13 @@
 import { writeFileSync } from 'node:fs';
 import { findLlamaServer, startLlamaServer } from '../helpers/llama-server.ts';
 import { writeTinyGlmGguf } from '../helpers/tiny-glm-gguf.ts';
+import { tinyGlmAlias, weatherMessages, weatherTool } from './weather-conversation.ts';
 
 const binary = findLlamaServer();
 if (binary === undefined) throw new Error('Set LLAMA_SERVER_BIN to the llama-server binary (scripts/test/build-llama-server.sh builds it).');
 
-const alias = 'tiny-glm';
-const messages = [
-  { role: 'system', content: 'You are a helpful assistant.' },
-  { role: 'user', content: 'Hello there, what is the weather like today?' },
-];
-const weatherTool = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'Weather of a city',
-    parameters: { type: 'object', properties: { city: { type: 'string', maxLength: 12 } }, required: ['city'], additionalProperties: false },
-  },
-};
+const alias = tinyGlmAlias;
+const messages = weatherMessages;
 const fixtures = new URL('./fixtures/', import.meta.url);
 
 const engine = await startLlamaServer({ binary, modelPath: writeTinyGlmGguf(), alias, extraArgs: ['--no-cache-prompt'] });
