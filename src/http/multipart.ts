@@ -143,14 +143,19 @@ export async function readMultipartForm<Schema extends TObject, Content>(
           await discardFile(part.file);
           continue;
         }
-        const content = await options.receiveFile(part.file, { filename: part.filename, mimetype: part.mimetype });
+        // A part typed as a file but without a filename has none at all (the parser gives undefined).
+        const filename = part.filename ?? '';
+        const content = await options.receiveFile(part.file, { filename, mimetype: part.mimetype });
         if (part.file.truncated) {
           fail(invalidField(options.fileField, `must be at most ${formatBytes(options.maxFileBytes)}`));
           continue;
         }
-        // A browser form with no file chosen sends an empty part with an empty name.
-        if (part.filename === '' && part.file.bytesRead === 0) continue;
-        file = { filename: part.filename, mimetype: part.mimetype, bytes: part.file.bytesRead, content };
+        if (filename === '') {
+          // A browser form with no file chosen sends an empty part with an empty name.
+          if (part.file.bytesRead > 0) fail(invalidField(options.fileField, 'must have a filename'));
+          continue;
+        }
+        file = { filename, mimetype: part.mimetype, bytes: part.file.bytesRead, content };
       } else {
         if (part.fieldname === options.fileField) {
           fail(invalidField(options.fileField, 'must be sent as a file part (with a filename)'));

@@ -40,6 +40,8 @@ const rejected: { name: string; form: FormEntry[]; code: string; field: string }
   { name: 'file sent as a text field', form: [purpose, ['file', 'hello']], code: '1214', field: 'file' },
   { name: 'two files', form: [purpose, glossary, glossary], code: '1214', field: 'file' },
   { name: 'sentence_size not an integer', form: [purpose, glossary, ['sentence_size', 'big']], code: '1214', field: 'sentence_size' },
+  { name: 'a file with an empty filename', form: [purpose, ['file', new TextEncoder().encode('term\tTerm\n'), '']], code: '1214', field: 'file' },
+  { name: 'a file whose filename is only a path', form: [purpose, ['file', new TextEncoder().encode('term\tTerm\n'), '../']], code: '1214', field: 'file' },
 ];
 
 /** Each case breaks one rule of the list query. */
