@@ -95,6 +95,12 @@ export interface TinyGlmGgufOptions {
   readonly contextLength?: number;
   /** A model whose answers never end before max_tokens (endlessGlmTinyChat). */
   readonly endless?: boolean;
+  /**
+   * Replaces the offset that keeps byte-fallback tokens from being sampled (-25). A mild one
+   * (-0.5) gives a model that writes a few characters and then a byte that makes invalid UTF-8,
+   * which llama-server fails mid-answer: a real engine error after the stream began.
+   */
+  readonly byteTokenOffset?: number;
 }
 
 /**
@@ -103,6 +109,7 @@ export interface TinyGlmGgufOptions {
  * while sampled answers close their reasoning and call tools now and then.
  */
 export function writeTinyGlmGguf(options: TinyGlmGgufOptions = {}): string {
-  const { endless = false, ...weights } = options;
-  return writeTinyGguf({ seed: 5, contextLength: 32_768, ...weights, chat: endless ? endlessGlmTinyChat : glmTinyChat });
+  const { endless = false, byteTokenOffset, ...weights } = options;
+  const chat = endless ? endlessGlmTinyChat : glmTinyChat;
+  return writeTinyGguf({ seed: 5, contextLength: 32_768, ...weights, chat: byteTokenOffset === undefined ? chat : { ...chat, byteTokenOffset } });
 }
