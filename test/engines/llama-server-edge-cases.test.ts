@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { startLlamaServer, type LlamaServer } from '../helpers/llama-server.ts';
 import { describeWithLlamaServer } from '../helpers/real-engine-suite.ts';
 import { parseSseBody } from '../helpers/sse-events.ts';
@@ -141,7 +142,9 @@ describeWithLlamaServer('llama-server edge cases: answer format and failures mid
       assert.deepEqual(Object.keys(errorEvent), ['error'], response.body);
       const error = errorEvent['error'] as { code?: unknown; message?: unknown };
       assert.deepEqual(Object.keys(error).sort(), ['code', 'message']);
-      assert.match(String(error.code), /^\d+$/);
+      // The engine's 500 maps as an HTTP 500 answer would: code 500, the engine's message quoted.
+      assert.equal(error.code, '500');
+      assert.match(String(error.message), /answered HTTP 500: .*peg-native format/);
       const chunks = events.slice(0, -1);
       assert.ok(chunks.length > 0, 'chunks came before the error');
       for (const chunk of chunks) assert.equal((chunk['choices'] as Choice[])[0]?.finish_reason, null, 'no chunk finishes the answer');
@@ -151,10 +154,7 @@ describeWithLlamaServer('llama-server edge cases: answer format and failures mid
 
     it('the platform answers the same failure without a stream with an HTTP error status', async () => {
       const response = await postJson(test, url, { model: 'glm-4.6', messages, do_sample: false, seed: 7, max_tokens: 48, thinking: { type: 'enabled' } });
-      assert.ok(response.statusCode >= 500, `${response.statusCode} ${response.body}`);
-      const body = response.json() as { error?: { code?: unknown; message?: unknown } };
-      assert.deepEqual(Object.keys(body), ['error']);
-      assert.match(String(body.error?.code), /^\d+$/);
+      assertPlatformError(response, { status: 500, code: '500', mentions: ['answered HTTP 500', 'peg-native format'] });
     });
   });
 });
