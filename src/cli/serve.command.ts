@@ -3,7 +3,6 @@ import { buildApp } from '../http/build-app.ts';
 import { serverLimitsFromSettings } from '../http/server-limits.ts';
 import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
 import { openPlatform } from '../platform/open-platform.ts';
-import { keepHeapSteady } from '../platform/steady-heap.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { exitAfterShutdown } from './exit-after-shutdown.ts';
 
@@ -14,7 +13,6 @@ export interface ServeFlags extends CliFlags {
 
 /** Starts the server; SIGINT/SIGTERM stop taking connections, let in-flight requests finish, then exit. */
 export async function runServe(flags: ServeFlags): Promise<number> {
-  keepHeapSteady();
   const settings = readSettings(process.env, flags);
   const platform = await openPlatform(settings, process.env);
   await ensureInitialKey(platform, (line) => console.log(line));

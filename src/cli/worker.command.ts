@@ -2,7 +2,6 @@ import { readSettings } from '../core/config/settings.ts';
 import { startOpsServer } from '../http/ops-server.ts';
 import { serverLimitsFromSettings } from '../http/server-limits.ts';
 import { openPlatform } from '../platform/open-platform.ts';
-import { keepHeapSteady } from '../platform/steady-heap.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { exitAfterShutdown } from './exit-after-shutdown.ts';
 
@@ -13,7 +12,6 @@ import { exitAfterShutdown } from './exit-after-shutdown.ts';
  * on that port (only with the flag: a worker takes no PORT from the environment it may share with serve).
  */
 export async function runWorker(flags: CliFlags): Promise<number> {
-  keepHeapSteady();
   const settings = readSettings(process.env, flags);
   const platform = await openPlatform(settings, process.env);
   platform.startWorkers();
