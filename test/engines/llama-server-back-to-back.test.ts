@@ -18,6 +18,8 @@ const concurrencies = [1, 8, 16] as const;
  * BACK_TO_BACK_REQUESTS=1000 for the full run (6,000 calls, a few minutes there).
  */
 const requestsPerRun = positiveInteger(process.env['BACK_TO_BACK_REQUESTS']) ?? 150;
+/** Six runs of requestsPerRun calls; a call takes 10-80 ms here, so 150 ms each leaves room on a loaded machine. */
+const suiteTimeoutMs = Math.max(120_000, requestsPerRun * 6 * 150);
 
 function positiveInteger(text: string | undefined): number | undefined {
   const value = Number(text);
@@ -146,4 +148,4 @@ describeWithLlamaServer('back-to-back calls to a real llama-server through the p
       });
     }
   }
-});
+}, { timeoutMs: suiteTimeoutMs });
