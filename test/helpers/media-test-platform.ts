@@ -7,7 +7,7 @@ import { formatApiKey } from '../../src/core/auth/api-key.ts';
 import type { PlatformConfig } from '../../src/core/config/config.schema.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
 import { buildApp } from '../../src/http/build-app.ts';
-import { openPlatform } from '../../src/platform/open-platform.ts';
+import { openPlatform, type PlatformOptions } from '../../src/platform/open-platform.ts';
 import type { TestPlatform } from './test-platform.ts';
 
 /**
@@ -15,13 +15,17 @@ import type { TestPlatform } from './test-platform.ts';
  * composed for production) with its workers running and queue timings short enough for tests:
  * what a client of the async image and video endpoints talks to.
  */
-export async function startMediaTestPlatform(config: PlatformConfig): Promise<TestPlatform & { readonly dataDir: string }> {
+export async function startMediaTestPlatform(
+  config: PlatformConfig,
+  options: { readonly environment?: NodeJS.ProcessEnv; readonly platform?: PlatformOptions } = {},
+): Promise<TestPlatform & { readonly dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'model-platform-media-'));
   const configPath = join(dataDir, 'config.yaml');
   writeFileSync(configPath, stringify(config));
-  const environment: NodeJS.ProcessEnv = { MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_CONFIG: configPath };
+  const environment: NodeJS.ProcessEnv = { MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_CONFIG: configPath, ...options.environment };
   const platform = await openPlatform(readSettings(environment), environment, {
-    taskTuning: { pollMs: 25, sweepMs: 200, leaseMs: 5_000, heartbeatMs: 500, retryBaseMs: 20, retryMaxMs: 100 },
+    ...options.platform,
+    taskTuning: { pollMs: 25, sweepMs: 200, leaseMs: 5_000, heartbeatMs: 500, retryBaseMs: 20, retryMaxMs: 100, ...options.platform?.taskTuning },
   });
   platform.startWorkers();
   const key = formatApiKey(await platform.keys.create({ name: 'media-test' }));

@@ -7,16 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { stringify } from 'yaml';
 import type { LocalDisk } from '../../src/blobs/local-disk.ts';
 import { formatApiKey } from '../../src/core/auth/api-key.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
-import { buildApp } from '../../src/http/build-app.ts';
-import { openPlatform } from '../../src/platform/open-platform.ts';
 import { databaseDiskCondition } from '../../src/store/disk-full-dialect.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { startFakeOpenAiImagesServer, type FakeOpenAiImagesServer } from '../helpers/fake-openai-images-server.ts';
-import { download, waitForTask } from '../helpers/media-test-platform.ts';
+import { download, startMediaTestPlatform, waitForTask } from '../helpers/media-test-platform.ts';
 import { samplePng } from '../helpers/media-samples.ts';
 import { postForm } from '../helpers/multipart-form.ts';
 import { postJson, type TestPlatform } from '../helpers/test-platform.ts';
@@ -87,29 +84,10 @@ type FullDiskPlatform = TestPlatform & { readonly dataDir: string };
 
 /** The real platform (SQLite, local blobs, media task handlers, workers running) on a disk the test fills. */
 async function startPlatform(disk: LocalDisk, images: FakeOpenAiImagesServer, environment: NodeJS.ProcessEnv = {}): Promise<FullDiskPlatform> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'model-platform-full-disk-'));
-  const configPath = join(dataDir, 'config.yaml');
-  writeFileSync(configPath, stringify({ models: { 'glm-image': { backend: 'openai-images', baseUrl: images.baseUrl, upstreamModel: 'dall-e-3' } } }));
-  const fullEnvironment = { MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_CONFIG: configPath, ...environment };
-  const platform = await openPlatform(readSettings(fullEnvironment), fullEnvironment, {
-    disk,
-    taskTuning: { pollMs: 25, sweepMs: 200, leaseMs: 5_000, heartbeatMs: 500, retryBaseMs: 20, retryMaxMs: 50, maxAttempts: 2 },
-  });
-  platform.startWorkers();
-  const key = formatApiKey(await platform.keys.create({ name: 'full-disk' }));
-  const app = await buildApp({ ...platform, logger: false });
-  return {
-    app,
-    platform,
-    key,
-    dataDir,
-    authorization: `Bearer ${key}`,
-    async close() {
-      await app.close();
-      await platform.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return startMediaTestPlatform(
+    { models: { 'glm-image': { backend: 'openai-images', baseUrl: images.baseUrl, upstreamModel: 'dall-e-3' } } },
+    { environment, platform: { disk, taskTuning: { retryMaxMs: 50, maxAttempts: 2 } } },
+  );
 }
 
 function listFiles(test: TestPlatform) {
