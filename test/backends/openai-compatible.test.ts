@@ -133,7 +133,7 @@ describe('openai-compatible: request mapping', () => {
     assert.equal(body['top_p'], 0.95);
     assert.equal(body['max_tokens'], 512);
     assert.deepEqual(body['stop'], ['END']);
-    assert.deepEqual(body['response_format'], { type: 'json_object' });
+    assert.deepEqual(body['response_format'], { type: 'json_schema', json_schema: { name: 'json_object', schema: { type: 'object' } } });
     assert.equal(body['seed'], 7);
     assert.equal(body['reasoning_effort'], 'low');
   });

@@ -17,6 +17,14 @@ export interface OpenAiBodyOptions {
 export const defaultThinkingParam = 'chat_template_kwargs.enable_thinking';
 
 /**
+ * JSON mode as a schema that admits any object: llama.cpp's server ignores `{type: 'json_object'}`
+ * with a chat template that has its own output format (GLM's), but constrains the content (after
+ * the reasoning) to a `json_schema`; vLLM, SGLang and Ollama read this OpenAI form as well (vLLM
+ * requires the `name`).
+ */
+const jsonObjectFormat = { type: 'json_schema', json_schema: { name: 'json_object', schema: { type: 'object' } } } as const;
+
+/**
  * The chat completions body for vLLM, SGLang, llama.cpp server, Ollama or LocalAI. Only what the
  * client set is sent, so the engine's own defaults hold otherwise; the platform's output cap is
  * not sent, as an engine with a smaller context would refuse it.
@@ -36,7 +44,7 @@ export function buildOpenAiChatBody(request: ChatRequest, options: OpenAiBodyOpt
   }
   if (request.maxTokens !== undefined) body['max_tokens'] = request.maxTokens;
   if (request.stop.length > 0) body['stop'] = [...request.stop];
-  if (request.responseFormat === 'json_object') body['response_format'] = { type: 'json_object' };
+  if (request.responseFormat === 'json_object') body['response_format'] = jsonObjectFormat;
   if (request.seed !== undefined) body['seed'] = request.seed;
   if (options.thinkingParam !== 'none') setDottedPath(body, options.thinkingParam, request.thinking.enabled);
   if (request.thinking.enabled && request.thinking.effort !== undefined) body['reasoning_effort'] = request.thinking.effort;
