@@ -11,6 +11,7 @@ import { registerChatRoutes } from './chat/chat.route.ts';
 import { registerFileRoutes } from './files/files.route.ts';
 import { registerImageRoutes } from './images/images.route.ts';
 import { registerLayoutParsingRoutes } from './layout-parsing/layout-parsing.route.ts';
+import { registerModelRoutes } from './models/models.route.ts';
 import { registerReaderRoutes } from './reader/reader.route.ts';
 import { registerTokenizerRoutes } from './tokenizer/tokenizer.route.ts';
 import { registerVideoRoutes } from './videos/videos.route.ts';
@@ -39,6 +40,7 @@ const modelRouteModules: readonly RouteModule[] = [
   registerWebSearchRoutes,
   registerReaderRoutes,
   registerLayoutParsingRoutes,
+  registerModelRoutes,
 ];
 
 /** Routes that take multipart/form-data bodies, in a scope of their own (registerUnderPrefixes). */

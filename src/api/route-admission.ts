@@ -26,6 +26,9 @@ export const routeAdmissions: Readonly<Record<string, RouteAdmission>> = {
   'POST /async/images/generations': { model: bodyField('model'), charge: 'none' },
   'POST /videos/generations': { model: bodyField('model'), charge: 'none' },
   'GET /async-result/:id': noModel,
+  // Listing models is not a call of one: only the rate limit applies.
+  'GET /models': noModel,
+  'GET /models/:id': noModel,
   'POST /web_search': { model: bodyField('search_engine'), charge: 'call' },
   // The reader is a tool, not a model: only the rate limit applies.
   'POST /reader': noModel,

@@ -25,6 +25,11 @@ export class ModelResolver {
     this.#catalog = new Map(Object.entries(catalog));
   }
 
+  /** The names this server serves now: the config file's models and those that need no configuration. */
+  servedModels(): string[] {
+    return [...this.#catalog.keys()];
+  }
+
   /**
    * The catalog entry for `model`. A name neither the platform nor the catalog knows is 1211; a
    * platform name with no engine configured is 1221, with the config line to add.
