@@ -15,6 +15,7 @@ import { installResponseEnd } from './response-end.ts';
 import { generateRequestId } from './request-id.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
+import { installJsonBodyParser } from './json-body-parser.ts';
 import { defaultServerLimits, installServerLimits, serverOptions, type ServerLimits } from './server-limits.ts';
 import { watchShutdown } from './shutdown.ts';
 
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
 
   // Bodies are JSON (or multipart where a route says so); plain text is not an accepted body.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   // Response schemas document the contract; bodies are sent as built, never filtered by a serializer.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('requestId', '');

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import { ZhipuAI } from 'zhipuai-sdk-nodejs-v4';
+import { pythonSdkHeaders, sendRawRequest } from '../helpers/python-sdk-request.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
 /** The clients, unmodified, against our server over real HTTP. */
@@ -40,6 +41,28 @@ describe('files through the official clients', () => {
 
     for (const id of seen) assert.deepEqual(await client.files.delete(id), { id, deleted: true, object: 'file' });
     await assert.rejects(client.files.content(created.id), (error: unknown) => error instanceof OpenAI.NotFoundError);
+  });
+
+  it('Python SDK: files.delete as httpx sends it (JSON content type, no body, no Content-Length), and with Content-Length 0', async () => {
+    const { port } = test.app.server.address() as AddressInfo;
+    const client = new OpenAI({ apiKey: test.key, baseURL: `${base}/paas/v4/`, maxRetries: 0 });
+    for (const extraHeaders of [[], [['Content-Length', '0']]] as [string, string][][]) {
+      const created = await client.files.create({ file: await toFile(Buffer.from('a,b\n'), 'terms.csv'), purpose: 'user_data' });
+      const headers = [...pythonSdkHeaders(test.key), ...extraHeaders];
+      const deleted = await sendRawRequest(port, { method: 'DELETE', path: `/api/paas/v4/files/${created.id}`, headers });
+      assert.equal(deleted.status, 200, deleted.body);
+      assert.deepEqual(JSON.parse(deleted.body), { id: created.id, deleted: true, object: 'file' });
+      const again = await sendRawRequest(port, { method: 'DELETE', path: `/api/paas/v4/files/${created.id}`, headers });
+      assert.equal(again.status, 404, again.body);
+    }
+  });
+
+  it('an empty JSON body is still refused (1210) where a route takes a body', async () => {
+    const { port } = test.app.server.address() as AddressInfo;
+    const headers = [...pythonSdkHeaders(test.key), ['Content-Length', '0']] as [string, string][];
+    const response = await sendRawRequest(port, { method: 'POST', path: '/paas/v4/chat/completions', headers });
+    assert.equal(response.status, 400, response.body);
+    assert.equal((JSON.parse(response.body) as { error: { code: string } }).error.code, '1210');
   });
 
   it('zhipuai Node SDK: files.create and findList', async () => {
