@@ -67,6 +67,18 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     assert.deepEqual(third?.['stop'], ['END']);
   });
 
+  it('passes every stop word to the engine: an array of up to four, a lone string as a one-item list', async () => {
+    engine.setDefault({ kind: 'json', body: vllmCompletion({ content: 'ok' }) });
+    for (const stop of [['END', 'STOP', '###', '\n\n'], 'END']) {
+      const response = await postJson(test, url, { model: 'glm-4.7', messages: user, stop });
+      assert.equal(response.statusCode, 200, response.body);
+    }
+    assert.deepEqual(
+      engine.requests.map((request) => request.body['stop']),
+      [['END', 'STOP', '###', '\n\n'], ['END']],
+    );
+  });
+
   it('maps glm-5.2 reasoning effort: low and medium to high, none skips thinking', async () => {
     engine.setDefault({ kind: 'json', body: vllmCompletion({ content: 'ok' }) });
     await postJson(test, url, { model: 'glm-5.2', messages: user, reasoning_effort: 'low' });

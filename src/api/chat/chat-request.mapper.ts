@@ -9,7 +9,7 @@ import type { ChatCompletionRequest } from './chat.schema.ts';
 /**
  * The platform's chat body as an engine-neutral ChatRequest: the spec's per-model defaults
  * (temperature, top_p, output cap, thinking and effort rules) applied, earlier reasoning dropped
- * unless `clear_thinking` is false, one stop word as a list, media as URLs.
+ * unless `clear_thinking` is false, the stop words as a list, media as URLs.
  */
 export function toChatRequest(body: ChatCompletionRequest, signal: AbortSource): ChatRequest {
   const rules = chatModelRules(body.model);

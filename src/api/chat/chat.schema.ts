@@ -27,8 +27,8 @@ export const ChatCompletionRequest = Type.Object({
   tools: Type.Optional(Type.Array(ChatTool, { maxItems: maxTools })),
   tool_choice: Type.Optional(Type.Literal('auto')),
   stop: Type.Optional(
-    Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 1 })], {
-      description: 'One stop word, as a string or a one-item array.',
+    Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 4 })], {
+      description: 'Stop words: one as a string, or an array of 1-4 (the platform guarantees only the first; engines here take all).',
     }),
   ),
   response_format: Type.Optional(Type.Object({ type: StringEnum(['text', 'json_object']) })),
