@@ -25,7 +25,7 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     engine = await startFakeOpenAiServer();
     const entry = { backend: 'openai-compatible' as const, baseUrl: engine.baseUrl, upstreamModel: 'zai-org/GLM' };
     test = await startTestPlatform({
-      config: { models: { 'glm-4.7': entry, 'glm-4.5': entry, 'glm-5.2': entry, 'glm-4.6v': { ...entry, vision: true }, 'text-llm': entry } },
+      config: { models: { 'glm-4.7': entry, 'glm-4.5': entry, 'glm-5.2': entry, 'glm-4.6v': { ...entry, vision: true }, 'glm-4-32b-0414-128k': entry, 'text-llm': entry } },
     });
   });
   beforeEach(() => engine.reset());
@@ -76,6 +76,17 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     assert.deepEqual(
       engine.requests.map((request) => request.body['stop']),
       [['END', 'STOP', '###', '\n\n'], ['END']],
+    );
+  });
+
+  it('never asks glm-4-32b-0414-128k to think (thinking is for the glm-4.5 series and later), and glm-4.5 by default', async () => {
+    engine.setDefault({ kind: 'json', body: vllmCompletion({ content: 'ok' }) });
+    await postJson(test, url, { model: 'glm-4-32b-0414-128k', messages: user });
+    await postJson(test, url, { model: 'glm-4-32b-0414-128k', messages: user, thinking: { type: 'enabled' } });
+    await postJson(test, url, { model: 'glm-4.5', messages: user });
+    assert.deepEqual(
+      engine.requests.map((request) => request.body['chat_template_kwargs']),
+      [{ enable_thinking: false }, { enable_thinking: false }, { enable_thinking: true }],
     );
   });
 

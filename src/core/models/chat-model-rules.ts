@@ -9,18 +9,20 @@ interface SeriesRules {
   readonly maxOutputTokens: number;
   readonly toolStream: boolean;
   readonly vision: boolean;
+  /** Whether the series thinks at all: the spec gives `thinking` to the glm-4.5 series and later only. */
+  readonly thinking: boolean;
 }
 
 const K = 1024;
 
 const seriesRules: Record<Series, SeriesRules> = {
-  '5': { temperature: 1.0, topP: 0.95, maxOutputTokens: 128 * K, toolStream: true, vision: false },
-  '4.7': { temperature: 1.0, topP: 0.95, maxOutputTokens: 128 * K, toolStream: true, vision: false },
-  '4.6': { temperature: 1.0, topP: 0.95, maxOutputTokens: 128 * K, toolStream: true, vision: false },
-  '4.5': { temperature: 0.6, topP: 0.95, maxOutputTokens: 96 * K, toolStream: false, vision: false },
-  '4-32b': { temperature: 0.75, topP: 0.9, maxOutputTokens: 16 * K, toolStream: false, vision: false },
-  '4.6v': { temperature: 1.0, topP: 0.95, maxOutputTokens: 32 * K, toolStream: false, vision: true },
-  '4.5v': { temperature: 0.6, topP: 0.95, maxOutputTokens: 16 * K, toolStream: false, vision: true },
+  '5': { temperature: 1.0, topP: 0.95, maxOutputTokens: 128 * K, toolStream: true, vision: false, thinking: true },
+  '4.7': { temperature: 1.0, topP: 0.95, maxOutputTokens: 128 * K, toolStream: true, vision: false, thinking: true },
+  '4.6': { temperature: 1.0, topP: 0.95, maxOutputTokens: 128 * K, toolStream: true, vision: false, thinking: true },
+  '4.5': { temperature: 0.6, topP: 0.95, maxOutputTokens: 96 * K, toolStream: false, vision: false, thinking: true },
+  '4-32b': { temperature: 0.75, topP: 0.9, maxOutputTokens: 16 * K, toolStream: false, vision: false, thinking: false },
+  '4.6v': { temperature: 1.0, topP: 0.95, maxOutputTokens: 32 * K, toolStream: false, vision: true, thinking: true },
+  '4.5v': { temperature: 0.6, topP: 0.95, maxOutputTokens: 16 * K, toolStream: false, vision: true, thinking: true },
 };
 
 function seriesOf(model: string): Series | undefined {
@@ -64,7 +66,8 @@ const glm52Efforts: Record<Effort, Effort | 'skip'> = {
 
 /**
  * Whether the model thinks for this request, and at which effort (spec `thinking.type` and
- * `reasoning_effort`). Thinking is on by default; glm-4.7 and glm-4.5v always think; glm-5.3
+ * `reasoning_effort`). Thinking is on by default from the glm-4.5 series on; glm-4-32b-0414-128k,
+ * older, never thinks (the field does not apply to it); glm-4.7 and glm-4.5v always think; glm-5.3
  * cannot turn it off; effort exists from glm-5.2 on (default max) and only while thinking. An
  * operator's own model gets what the client sent.
  */
@@ -73,7 +76,9 @@ export function effectiveThinking(
   requestedType: 'enabled' | 'disabled' | undefined,
   requestedEffort: Effort | undefined,
 ): { enabled: boolean; effort: Effort | undefined } {
-  const platformModel = chatModelRules(model) !== undefined;
+  const rules = chatModelRules(model);
+  if (rules?.thinking === false) return { enabled: false, effort: undefined };
+  const platformModel = rules !== undefined;
   const alwaysThinks = model.startsWith('glm-4.7') || model.startsWith('glm-4.5v') || isFixedThinkingModel(model);
   let enabled = requestedType !== 'disabled' || (platformModel && alwaysThinks);
   if (!platformModel) return { enabled, effort: enabled ? requestedEffort : undefined };
