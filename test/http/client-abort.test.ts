@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
-import { toAbortSignal } from '../../src/core/chat/abort-source.ts';
-import { ClientAbort } from '../../src/http/client-abort.ts';
+import { abortOnDisconnect } from '../../src/http/client-abort.ts';
 import { ResponseEnd } from '../../src/http/response-end.ts';
 
-/** The end of a response whose raw response closes when told, finished or not. */
-function fakeResponseEnd(): { end: ResponseEnd; close: (finished: boolean) => void } {
+/** A reply whose raw response closes when told, finished or not. */
+function fakeReply(): { reply: FastifyReply; close: (finished: boolean) => void } {
   const raw = Object.assign(new EventEmitter(), { writableFinished: false });
+  const request = { responseEnd: undefined as unknown as ResponseEnd };
+  const reply = { raw, request } as unknown as FastifyReply;
+  request.responseEnd = new ResponseEnd(reply);
   return {
-    end: new ResponseEnd({ raw } as unknown as FastifyReply),
+    reply,
     close: (finished) => {
       raw.writableFinished = finished;
       raw.emit('close');
@@ -18,10 +20,10 @@ function fakeResponseEnd(): { end: ResponseEnd; close: (finished: boolean) => vo
   };
 }
 
-describe('ClientAbort', () => {
+describe('abortOnDisconnect', () => {
   it('tells its listeners once when the client leaves before the answer is complete', () => {
-    const { end, close } = fakeResponseEnd();
-    const abort = new ClientAbort(end);
+    const { reply, close } = fakeReply();
+    const abort = abortOnDisconnect(reply);
     const heard: string[] = [];
     const kept = () => heard.push('kept');
     const removed = () => heard.push('removed');
@@ -39,8 +41,8 @@ describe('ClientAbort', () => {
   });
 
   it('stays quiet when the connection closes after a complete answer', () => {
-    const { end, close } = fakeResponseEnd();
-    const abort = new ClientAbort(end);
+    const { reply, close } = fakeReply();
+    const abort = abortOnDisconnect(reply);
     let heard = false;
     abort.addEventListener('abort', () => (heard = true));
     close(true);
@@ -48,23 +50,11 @@ describe('ClientAbort', () => {
     assert.equal(abort.aborted, false);
   });
 
-  it('makes a real AbortSignal only when asked, aborted with it before or after', () => {
-    const before = fakeResponseEnd();
-    const early = new ClientAbort(before.end);
-    before.close(false);
-    assert.equal(toAbortSignal(early).aborted, true);
-    assert.equal(toAbortSignal(early).reason, early.reason);
-
-    const after = fakeResponseEnd();
-    const late = new ClientAbort(after.end);
-    const signal = toAbortSignal(late);
-    assert.equal(signal, late.signal, 'one signal per source');
-    assert.equal(signal.aborted, false);
-    after.close(false);
-    assert.equal(signal.aborted, true);
-    assert.equal(signal.reason, late.reason);
-
-    const plain = new AbortController().signal;
-    assert.equal(toAbortSignal(plain), plain);
+  it('is aborted at once when the client left before the signal was asked for', () => {
+    const { reply, close } = fakeReply();
+    close(false);
+    const late = abortOnDisconnect(reply);
+    assert.equal(late.aborted, true);
+    assert.match(String((late.reason as Error).message), /client closed the connection/);
   });
 });

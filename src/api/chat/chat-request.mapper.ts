@@ -1,4 +1,3 @@
-import type { AbortSource } from '../../core/chat/abort-source.ts';
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool } from '../../core/chat/chat-types.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { chatModelRules, effectiveThinking } from '../../core/models/chat-model-rules.ts';
@@ -11,7 +10,7 @@ import type { ChatCompletionRequest } from './chat.schema.ts';
  * (temperature, top_p, output cap, thinking and effort rules) applied, earlier reasoning dropped
  * unless `clear_thinking` is false, the stop words as a list, media as URLs.
  */
-export function toChatRequest(body: ChatCompletionRequest, signal: AbortSource): ChatRequest {
+export function toChatRequest(body: ChatCompletionRequest, signal: AbortSignal): ChatRequest {
   const rules = chatModelRules(body.model);
   const keepReasoning = body.thinking?.clear_thinking === false;
   return {

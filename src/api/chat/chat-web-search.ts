@@ -2,7 +2,6 @@ import type { ChatMessage, ChatRequest } from '../../core/chat/chat-types.ts';
 import type { EngineRegistry } from '../../core/engines/engine-registry.ts';
 import type { SearchResult } from '../../core/web/web-searcher.ts';
 import type { ChatCompletionRequest } from './chat.schema.ts';
-import { toAbortSignal } from '../../core/chat/abort-source.ts';
 
 type WebSearchOptions = NonNullable<NonNullable<ChatCompletionRequest['tools']>[number]['web_search']>;
 
@@ -26,7 +25,7 @@ export async function searchForChat(engines: EngineRegistry, options: WebSearchO
     recencyFilter: options.search_recency_filter ?? 'noLimit',
     contentSize: options.content_size ?? 'medium',
     intent: false,
-    signal: toAbortSignal(request.signal),
+    signal: request.signal,
   });
   return found.results;
 }

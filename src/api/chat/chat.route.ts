@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { promptTokensWithoutEngine } from '../../core/chat/cut-answer-usage.ts';
-import { ClientAbort } from '../../http/client-abort.ts';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
@@ -44,7 +44,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
-      let chatRequest = toChatRequest(body, new ClientAbort(request.responseEnd));
+      let chatRequest = toChatRequest(body, abortOnDisconnect(reply));
       // Checked first: most requests have no remote media, and an await costs a turn of the event loop's microtasks.
       if (hasRemoteMedia(chatRequest)) chatRequest = await inlineRemoteMedia(chatRequest, mediaFetcher);
       let header = answerHeader(request, body.model);

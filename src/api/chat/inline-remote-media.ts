@@ -1,7 +1,6 @@
 import type { ChatMessage, ChatRequest, ContentPart } from '../../core/chat/chat-types.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import type { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
-import { toAbortSignal } from '../../core/chat/abort-source.ts';
 
 const mediaFetchTimeoutMs = 20_000;
 
@@ -18,7 +17,7 @@ export function hasRemoteMedia(request: Pick<ChatRequest, 'messages'>): boolean 
  * The URLs were already checked by `checkMediaUrl`; a refused fetch names the part's field.
  */
 export async function inlineRemoteMedia(request: ChatRequest, fetcher: GuardedFetcher): Promise<ChatRequest> {
-  return { ...request, messages: await inlineRemoteMediaOf(request.messages, fetcher, toAbortSignal(request.signal)) };
+  return { ...request, messages: await inlineRemoteMediaOf(request.messages, fetcher, request.signal) };
 }
 
 /** inlineRemoteMedia for a message list alone (the tokenizer, whose engine would fetch them too). */

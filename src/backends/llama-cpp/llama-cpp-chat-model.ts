@@ -9,7 +9,6 @@ import type { LlamaEngine, LoadedModel } from './llama-engine.ts';
 import { checkPromptFits, renderPrompt, type RenderedPrompt } from './rendered-prompt.ts';
 import { generateTokens, type GenerationEnd, type GenerationEvent } from './token-generation.ts';
 import { checkToolSchemas, readToolCall } from './tool-call-reader.ts';
-import { toAbortSignal } from '../../core/chat/abort-source.ts';
 
 /** llama.cpp's own defaults, for a request that leaves sampling to the engine. */
 const defaultTemperature = 0.8;
@@ -96,7 +95,7 @@ export class LlamaCppChatModel implements ChatModel {
           // with blank lines); a client's stop word inside JSON would only break it.
           stopWords: grammar === undefined ? [...request.stop, ...prompt.turnEndTexts] : grammarEndTexts(grammar),
           visibleSpecialTokens: loaded.thinkTagTokens,
-          signal: toAbortSignal(request.signal),
+          signal: request.signal,
         });
       // A sampled call that fails its schema is sampled again; a greedy one would only repeat.
       if (mode === 'tool-call') yield* this.#toolCallParts(generate, temperature > 0 ? toolCallAttempts : 1, prompt, request.tools);

@@ -1,4 +1,5 @@
-import { abortReason, type AbortSource } from '../../core/chat/abort-source.ts';
+import { abortReason } from '../../core/errors/abort-reason.ts';
+
 /**
  * Hands out a context's sequences, one request each. A request that finds none free waits in
  * line (first come, first served) until one is released or its signal aborts; an aborted waiter
@@ -17,7 +18,7 @@ export class SequencePool<Sequence> {
     return this.#waiting.length;
   }
 
-  acquire(signal: AbortSource): Promise<Sequence> {
+  acquire(signal: AbortSignal): Promise<Sequence> {
     if (signal.aborted) return Promise.reject(abortReason(signal));
     const free = this.#free.shift();
     if (free !== undefined) return Promise.resolve(free);

@@ -1,5 +1,4 @@
 import { LlamaGrammarEvaluationState, type LlamaContextSequence, type LlamaGrammar, type LlamaModel, type Token } from 'node-llama-cpp';
-import { abortReason } from '../../core/chat/abort-source.ts';
 import { StopWordMatcher } from './stop-word-matcher.ts';
 import { TokenTextDecoder } from './token-text-decoder.ts';
 
@@ -58,7 +57,7 @@ export async function* generateTokens(settings: GenerationSettings): AsyncGenera
     contextShift: { strategy: refuseContextShift },
   });
   for await (const token of evaluation) {
-    if (signal.aborted) throw abortReason(signal);
+    signal.throwIfAborted();
     if (model.isEogToken(token)) {
       yield* closing('end-token');
       return;

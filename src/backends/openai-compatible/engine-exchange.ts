@@ -1,5 +1,4 @@
 import type { Client, Dispatcher } from 'undici';
-import type { AbortSource } from '../../core/chat/abort-source.ts';
 import type { ApiError } from '../../core/errors/api-error.ts';
 import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
 import { freshConnection } from '../../core/http/engine-dispatcher.ts';
@@ -13,7 +12,7 @@ export interface ExchangeOptions {
   /** JSON text, or an encoded form (its content-type is in `headers`); none for a GET. */
   readonly body: string | Buffer | undefined;
   /** The client's signal: when it aborts, so does the exchange (its reason is the failure). */
-  readonly signal: AbortSource;
+  readonly signal: AbortSignal;
   /** Limit for the whole exchange, answer included; also undici's headers and body idle timeouts. */
   readonly timeoutMs: number;
   /** `whole`: the answer is collected (text); `streamed`: it is read as it comes (chunks). */

@@ -5,7 +5,7 @@ import { engineDispatcher } from '../../core/http/engine-dispatcher.ts';
 import { readSseData } from '../../core/http/read-sse.ts';
 import { FormData, Response } from 'undici';
 import { EngineExchange } from './engine-exchange.ts';
-import { abortReason, type AbortSource } from '../../core/chat/abort-source.ts';
+import { abortReason } from '../../core/errors/abort-reason.ts';
 
 /** Most bytes of one engine answer read whole (and of any error body) unless the model's `maxResponseBytes` says otherwise. */
 export const defaultMaxResponseBytes = 32 * 1024 * 1024;
@@ -31,7 +31,7 @@ export interface EngineCall {
   /** Sent as JSON, or as multipart/form-data when it is a FormData (undici writes the boundary). */
   readonly body: unknown;
   /** The client's signal: when it aborts, the engine's connection is closed. */
-  readonly signal: AbortSource;
+  readonly signal: AbortSignal;
   /** Replaces the connection's error mapping for this call (an endpoint with its own meaning for 404). */
   readonly httpError?: (status: number, bodyText: string) => ApiError;
 }
@@ -126,7 +126,7 @@ function open(
 }
 
 /** What a failed request or read means for the client. */
-function failure(engine: EngineConnection, exchange: EngineExchange, signal: AbortSource, error: unknown, phase: 'before-answer' | 'while-reading'): Error {
+function failure(engine: EngineConnection, exchange: EngineExchange, signal: AbortSignal, error: unknown, phase: 'before-answer' | 'while-reading'): Error {
   if (signal.aborted) return abortReason(signal);
   if (error instanceof ApiError) return error;
   if (error instanceof AnswerOverCapError) return answerOverCap(engine.modelName, error);

@@ -1,4 +1,3 @@
-import type { AbortSource } from '../../core/chat/abort-source.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { postJson, type EngineConnection } from './engine-request.ts';
 import { asArray, asRecord } from './wire-reading.ts';
@@ -30,7 +29,7 @@ export class LlamaServerTokenizer {
   }
 
   /** `chatBody` is the body the chat call would send for these messages, tools and thinking switch. */
-  async count(chatBody: Record<string, unknown>, signal: AbortSource): Promise<number> {
+  async count(chatBody: Record<string, unknown>, signal: AbortSignal): Promise<number> {
     if (this.#route === 'input-tokens') {
       const answer = await postJson(this.#engine, {
         url: `${this.#baseUrl}/chat/completions/input_tokens`,
@@ -47,7 +46,7 @@ export class LlamaServerTokenizer {
     return this.#countRendered(chatBody, signal);
   }
 
-  async #countRendered(chatBody: Record<string, unknown>, signal: AbortSource): Promise<number> {
+  async #countRendered(chatBody: Record<string, unknown>, signal: AbortSignal): Promise<number> {
     if (hasMedia(chatBody)) {
       throw new ApiError(
         '1221',

@@ -4,7 +4,6 @@ import { ApiError } from '../../core/errors/api-error.ts';
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { toOpenAiMessages, toOpenAiTools } from '../openai-compatible/openai-chat-body.ts';
 import { asCount, pathOf } from '../openai-compatible/wire-reading.ts';
-import type { AbortSource } from '../../core/chat/abort-source.ts';
 
 /** Token counts from the upstream platform's own `POST /tokenizer`. */
 export class ZaiTokenizer implements TokenCounter {
@@ -18,7 +17,7 @@ export class ZaiTokenizer implements TokenCounter {
     this.#upstreamModel = upstreamModel;
   }
 
-  async countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSource }): Promise<number> {
+  async countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSignal }): Promise<number> {
     const body: Record<string, unknown> = { model: this.#upstreamModel, messages: toOpenAiMessages(request.messages, true) };
     if (request.tools.length > 0) body['tools'] = toOpenAiTools(request.tools);
     const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });

@@ -1,6 +1,5 @@
 import type { ChatStreamPart } from './chat-stream-part.ts';
 import type { ChatRequest, ChatResult } from './chat-types.ts';
-import type { AbortSource } from './abort-source.ts';
 
 /**
  * The chat capability. Engines throw ApiError for failures the client should see with a status
@@ -22,6 +21,6 @@ export interface TokenCounter {
     readonly messages: ChatRequest['messages'];
     readonly tools: ChatRequest['tools'];
     readonly thinking?: ChatRequest['thinking'];
-    readonly signal: AbortSource;
+    readonly signal: AbortSignal;
   }): Promise<number>;
 }

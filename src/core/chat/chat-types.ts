@@ -1,4 +1,3 @@
-import type { AbortSource } from './abort-source.ts';
 /** Why generation ended (spec "finish_reason"). */
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'sensitive' | 'model_context_window_exceeded' | 'network_error';
 
@@ -59,8 +58,8 @@ export interface ChatRequest {
   readonly responseFormat: 'text' | 'json_object';
   readonly thinking: { readonly enabled: boolean; readonly effort: ReasoningEffort | undefined };
   readonly seed: number | undefined;
-  /** Aborted when the client goes away; every engine call must stop then (`toAbortSignal` for APIs that need an AbortSignal). */
-  readonly signal: AbortSource;
+  /** Aborted when the client goes away; every engine call must stop then. */
+  readonly signal: AbortSignal;
 }
 
 export interface ChatUsage {

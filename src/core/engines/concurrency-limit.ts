@@ -1,5 +1,5 @@
 import type { ChatModel } from '../chat/chat-model.ts';
-import type { AbortSource } from '../chat/abort-source.ts';
+import { abortReason } from '../errors/abort-reason.ts';
 
 /** Admits at most `limit` holders at once; the others wait in order, or leave when their signal aborts. */
 export class Semaphore {
@@ -11,7 +11,7 @@ export class Semaphore {
     this.#limit = limit;
   }
 
-  async acquire(signal: AbortSource): Promise<() => void> {
+  async acquire(signal: AbortSignal): Promise<() => void> {
     signal.throwIfAborted();
     if (this.#held < this.#limit) {
       this.#held += 1;
@@ -25,7 +25,7 @@ export class Semaphore {
       const leave = () => {
         const index = this.#waiting.indexOf(admit);
         if (index >= 0) this.#waiting.splice(index, 1);
-        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        reject(abortReason(signal));
       };
       this.#waiting.push(admit);
       signal.addEventListener('abort', leave, { once: true });

@@ -1,4 +1,3 @@
-import { abortReason } from '../chat/abort-source.ts';
 /**
  * Runs `work` under the caller's signal and a deadline of `timeoutMs`, through one signal the
  * work passes to every call it makes. When the deadline passes, the work is aborted and the
@@ -23,7 +22,7 @@ export async function runWithDeadline<Result>(
   try {
     return await work(controller.signal);
   } catch (error) {
-    if (callerSignal.aborted) throw abortReason(callerSignal);
+    callerSignal.throwIfAborted();
     if (timedOut) throw timeoutError();
     throw error;
   } finally {

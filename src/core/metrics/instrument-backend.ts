@@ -1,7 +1,6 @@
 import type { Backend } from '../engines/backend.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Capability } from '../models/capability.ts';
-import type { AbortSource } from '../chat/abort-source.ts';
 
 /** What the engine decorator reports: one duration per finished call, one error per failed one. */
 export interface EngineCallObserver {
@@ -16,7 +15,7 @@ export interface EngineCallObserver {
  * Capabilities the backend lacks stay absent, so "not available" answers are unchanged.
  */
 export function instrumentBackend(backend: Backend, model: string, observer: EngineCallObserver): Backend {
-  const track = <Result>(capability: Capability, signal: AbortSource, call: () => Promise<Result>): Promise<Result> => {
+  const track = <Result>(capability: Capability, signal: AbortSignal, call: () => Promise<Result>): Promise<Result> => {
     const started = performance.now();
     return call().then(
       (result) => {
