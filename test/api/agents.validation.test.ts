@@ -130,7 +130,7 @@ describe('agent endpoints contract', () => {
     ];
     for (const body of bodies) {
       const response = await postJson(test, '/v1/agents', body);
-      assertPlatformError(response, { status: 503, code: '1221', mentions: [`'${body.agent_id}'`] });
+      assertPlatformError(response, { status: 400, code: '1221', mentions: [`'${body.agent_id}'`] });
     }
   });
 
@@ -152,7 +152,7 @@ describe('agent endpoints contract', () => {
       assertPlatformError(await postJson(test, prefix, { ...translation, stream: 'yes' }), { status: 400, code: '1214', mentions: ['stream'] });
       assertPlatformError(await postJson(test, `${prefix}/conversation`, { agent_id: 'slides_glm_agent' }), { status: 400, code: '1213', mentions: ['conversation_id'] });
       assertPlatformError(await postJson(test, `${prefix}/async-result`, { agent_id: 'slides_glm_agent' }), { status: 400, code: '1213', mentions: ['async_id'] });
-      assertPlatformError(await postJson(test, prefix, translation), { status: 503, code: '1221', mentions: ['general_translation'] });
+      assertPlatformError(await postJson(test, prefix, translation), { status: 400, code: '1221', mentions: ['general_translation'] });
     }
   });
 });

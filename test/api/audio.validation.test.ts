@@ -72,7 +72,7 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
     const tooLarge = await postForm(test, url, [model, ['file', Buffer.alloc(maxAudioBytes + 1), 'long.wav']]);
     assertPlatformError(tooLarge, { status: 400, code: '1214', mentions: ['file', '25 MB', String(maxAudioBytes)] });
     const atLimit = await postForm(test, url, [model, ['file', Buffer.alloc(maxAudioBytes), 'long.wav']]);
-    assertPlatformError(atLimit, { status: 503, code: '1221', mentions: ['glm-asr-2512'] });
+    assertPlatformError(atLimit, { status: 400, code: '1221', mentions: ['glm-asr-2512'] });
   });
 
   it('rejects file_base64 that decodes to more than 25 MB', async () => {
@@ -93,7 +93,7 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
       ['temperature', '0.2'],
       audioFile,
     ]);
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-asr-2512', 'models:'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-asr-2512', 'models:'] });
     assert.equal(response.headers['x-request-id'], 'req-audio-123456');
   });
 
@@ -103,13 +103,13 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
       [model, audioFile, ['hotwords', '["alpha","beta"]'] as const],
       [model, audioFile, ['hotwords', 'single'] as const],
     ]) {
-      assertPlatformError(await postForm(test, url, form), { status: 503, code: '1221' });
+      assertPlatformError(await postForm(test, url, form), { status: 400, code: '1221' });
     }
   });
 
   it('uses file when both file and file_base64 are sent (file_base64 is not even checked)', async () => {
     const response = await postForm(test, url, [model, ['file_base64', 'not base64 at all!'], audioFile]);
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-asr-2512'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-asr-2512'] });
   });
 
   it('accepts file_base64 alone, bare or as a data URL, and an mp3 file', async () => {
@@ -119,7 +119,7 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
       [model, ['file', audio, 'SONG.MP3', 'audio/mpeg']],
       [model, ['file', audio, 'upload', 'audio/mpeg']],
     ] satisfies FormEntry[][]) {
-      assertPlatformError(await postForm(test, url, form), { status: 503, code: '1221', mentions: ['glm-asr-2512'] });
+      assertPlatformError(await postForm(test, url, form), { status: 400, code: '1221', mentions: ['glm-asr-2512'] });
     }
   });
 

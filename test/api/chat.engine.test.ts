@@ -276,6 +276,6 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
 
   it('accepts retrieval tools and says clearly they cannot run here', async () => {
     const response = await postJson(test, url, { model: 'glm-4.7', messages: user, tools: [{ type: 'retrieval', retrieval: { knowledge_id: 'kb-1' } }] });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['retrieval'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['retrieval'] });
   });
 });

@@ -75,7 +75,7 @@ describe('POST /paas/v4/chat/completions contract', () => {
       tool_choice: 'auto', stop: 'END', response_format: null, request_id: 'req-123456', user_id: 'user-123456',
       watermark_enabled: false, meta: { a: 1 }, sensitive_word_check: null,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-4.7', 'models:'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-4.7', 'models:'] });
   });
 
   it('answers 1211 for a model neither the platform nor the catalog knows', async () => {
@@ -85,7 +85,7 @@ describe('POST /paas/v4/chat/completions contract', () => {
 
   it('accepts a catalog model and names its backend when this build cannot run it', async () => {
     const response = await postJson(test, url, { ...valid, model: 'my-llm' });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['my-llm', 'searxng'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['my-llm', 'searxng'] });
   });
 
   it('is served under every alias prefix', async () => {

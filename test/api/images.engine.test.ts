@@ -157,7 +157,7 @@ describe('POST /paas/v4/async/images/generations through the task engine', () =>
   it('refuses at submission when no engine serves the model', async () => {
     const other = await startMediaTestPlatform({});
     try {
-      assertPlatformError(await postJson(other, asyncUrl, { model: 'glm-image', prompt: 'x' }), { status: 503, code: '1221', mentions: ['glm-image'] });
+      assertPlatformError(await postJson(other, asyncUrl, { model: 'glm-image', prompt: 'x' }), { status: 400, code: '1221', mentions: ['glm-image'] });
     } finally {
       await other.close();
     }

@@ -81,7 +81,7 @@ describe('POST /paas/v4/images/generations contract', () => {
   for (const { model, size } of acceptedSizes) {
     it(`accepts ${model} size ${size}`, async () => {
       const response = await postJson(test, syncUrl, { model, prompt: 'x', size });
-      assertPlatformError(response, { status: 503, code: '1221', mentions: [model] });
+      assertPlatformError(response, { status: 400, code: '1221', mentions: [model] });
     });
   }
 
@@ -91,7 +91,7 @@ describe('POST /paas/v4/images/generations contract', () => {
       n: 1, response_format: 'url', style: 'vivid', user: 'someone', sensitive_word_check: { type: 'ALL', status: 'DISABLE' },
       watermark_enabled: true,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-image', 'models:'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-image', 'models:'] });
   });
 
   it('accepts null for every optional field', async () => {
@@ -99,7 +99,7 @@ describe('POST /paas/v4/images/generations contract', () => {
       ...cogview, quality: null, size: null, request_id: null, user_id: null,
       n: null, response_format: null, style: null, user: null, sensitive_word_check: null, watermark_enabled: null,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['cogview-4-250304'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['cogview-4-250304'] });
   });
 
   it('answers 1211 for a model neither the platform nor the catalog knows', async () => {
@@ -139,12 +139,12 @@ describe('POST /paas/v4/async/images/generations contract', () => {
     const response = await postJson(test, asyncUrl, {
       ...valid, quality: 'hd', size: '2048x2048', request_id: 'req-123456', user_id: 'user-123456', watermark_enabled: false,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-image', 'models:'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-image', 'models:'] });
   });
 
   it('accepts null for every optional field', async () => {
     const response = await postJson(test, asyncUrl, { ...valid, quality: null, size: null, request_id: null, user_id: null });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-image'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-image'] });
   });
 
   it('is served under every alias prefix', async () => {

@@ -70,13 +70,13 @@ describe('POST /paas/v4/tokenizer contract', () => {
       stream: true,
       temperature: 0.5,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['glm-4.6v', 'models:'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-4.6v', 'models:'] });
   });
 
   it('accepts null for every optional field', async () => {
     for (const model of ['glm-4.6', 'glm-4.5']) {
       const response = await postJson(test, url, { ...valid, model, tools: null, request_id: null, user_id: null });
-      assertPlatformError(response, { status: 503, code: '1221', mentions: [model] });
+      assertPlatformError(response, { status: 400, code: '1221', mentions: [model] });
     }
   });
 
@@ -87,7 +87,7 @@ describe('POST /paas/v4/tokenizer contract', () => {
 
   it('accepts a catalog model and names its backend when this build cannot run it', async () => {
     const response = await postJson(test, url, { ...valid, model: 'my-llm' });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['my-llm', 'searxng'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['my-llm', 'searxng'] });
   });
 
   it('is served under every alias prefix', async () => {

@@ -79,7 +79,7 @@ describe('POST /paas/v4/videos/generations contract', () => {
   for (const testCase of accepted) {
     it(`accepts: ${testCase.name}`, async () => {
       const response = await postJson(test, url, testCase.body);
-      assertPlatformError(response, { status: 503, code: '1221', mentions: ['cogvideox-3'] });
+      assertPlatformError(response, { status: 400, code: '1221', mentions: ['cogvideox-3'] });
     });
   }
 
@@ -90,7 +90,7 @@ describe('POST /paas/v4/videos/generations contract', () => {
       style: 'anime', aspect_ratio: '16:9', off_peak: true, movement_amplitude: 'auto', watermark_enabled: false,
       sensitive_word_check: { type: 'ALL', status: 'DISABLE' },
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['cogvideox-3', 'models:'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['cogvideox-3', 'models:'] });
   });
 
   it('accepts the Python SDK body with every unset field null', async () => {
@@ -99,7 +99,7 @@ describe('POST /paas/v4/videos/generations contract', () => {
       request_id: null, user_id: null, style: null, aspect_ratio: null, off_peak: null, movement_amplitude: null,
       watermark_enabled: null, sensitive_word_check: null,
     });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['cogvideox-3'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['cogvideox-3'] });
   });
 
   it('answers 1211 for a model neither the platform nor the catalog knows', async () => {
@@ -109,13 +109,13 @@ describe('POST /paas/v4/videos/generations contract', () => {
 
   it('accepts a catalog model and names its backend when this build cannot run it', async () => {
     const response = await postJson(test, url, { ...valid, model: 'my-video' });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['my-video', 'comfyui'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['my-video', 'comfyui'] });
   });
 
   it('takes two 5 MB images inline (body limit)', async () => {
     const image = `data:image/png;base64,${base64Of(fiveMiB)}`;
     const response = await postJson(test, url, { ...valid, image_url: [image, image] });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['cogvideox-3'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['cogvideox-3'] });
   });
 
   it('is served under every alias prefix', async () => {

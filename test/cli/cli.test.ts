@@ -117,7 +117,7 @@ describe('model-platform CLI', () => {
       }, 200);
     });
     const result = await answer;
-    assert.equal(result.status, 503);
+    assert.equal(result.status, 400);
     assert.match(result.body, /"code":"1221"/);
     assert.equal(await server.exited, 0);
   });

@@ -46,9 +46,11 @@ describe('official SDKs against the server', () => {
       () => assert.fail('the call succeeded'),
       (caught: unknown) => caught,
     );
-    assert.ok(error instanceof OpenAI.APIError, String(error));
-    assert.equal(error.status, 503);
+    // A request error (400), which the SDKs do not retry and the Python SDKs name APIRequestFailedError.
+    assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+    assert.equal(error.status, 400);
     assert.equal(error.code, '1221');
+    assert.match(error.message, /models: \{ glm-4\.7: \{ backend: /);
   });
 
   it('zhipuai-sdk-nodejs-v4 (bare JWT with µs exp) surfaces 1211 for an unknown model', async () => {

@@ -46,7 +46,7 @@ describe('error body and request_id on the wire', () => {
       headers: { authorization: test.authorization, 'content-type': 'application/json; charset=UTF-8', 'accept-language': 'en-US,en' },
       payload: JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'hi' }] }),
     });
-    assertPlatformError(response, { status: 503, code: '1221' });
+    assertPlatformError(response, { status: 400, code: '1221' });
   });
 
   it('sends x-should-retry: false on errors that retrying cannot fix', async () => {

@@ -25,15 +25,13 @@ const caseTimeoutMs = 10_000;
 const dotPng = Buffer.from(dotDataUrl.slice(dotDataUrl.indexOf(',') + 1), 'base64');
 
 /**
- * The 5xx codes of the catalogue (500, 503, 1221, 1230, 1234) that a fuzzed request may get:
- * - 1221 (503): the caller asked for a model, tool or agent this deployment has no engine for;
- *   that is the documented answer for a model that is not configured, not a fault.
+ * The 5xx codes of the catalogue (500, 503, 1230, 1234) that a fuzzed request may get:
  * - 1234 (500): a URL the caller named could not be fetched (the fuzzer names 127.0.0.1:1, where
  *   nothing listens; fetch.allow lets the guard through to loopback so malformed pages are read).
  * Not allowed: 500 (an unhandled exception, or an engine fault: the fake engines here behave),
  * 503 (only while shutting down) and 1230 (a task or agent that failed; nothing here runs long).
  */
-const allowedServerErrors: ReadonlySet<string> = new Set(['1221', '1234']);
+const allowedServerErrors: ReadonlySet<string> = new Set(['1234']);
 
 /** A small silent WAV (16 kHz, 0.1 s) for the audio form. */
 function silentWav(): Buffer {

@@ -75,6 +75,6 @@ describe('POST /paas/v4/tokenizer with a model tokenizer.json (tokenizerPath)', 
 
   it('answers 1221 naming the model when its tokenizer files cannot be loaded', async () => {
     const response = await postJson(test, '/paas/v4/tokenizer', { model: 'broken-tokenizer', messages });
-    assertPlatformError(response, { status: 503, code: '1221', mentions: ['broken-tokenizer', 'tokenizer'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['broken-tokenizer', 'tokenizer'] });
   });
 });

@@ -49,7 +49,8 @@ export const errorCatalogue = {
   '1214': { status: 400, retryable: false, message: 'A parameter is invalid.' },
   '1215': { status: 400, retryable: false, message: 'Two parameters that exclude each other were both set.' },
   '1220': { status: 434, retryable: false, message: 'You do not have permission to access this API.' },
-  '1221': { status: 503, retryable: false, message: 'The model is offline.' },
+  // A request error, not a server one: the Python SDKs report 503 as "server flow exceeded" (platform-facts §2.3).
+  '1221': { status: 400, retryable: false, message: 'The model is offline.' },
   '1222': { status: 404, retryable: false, message: 'The API does not exist.' },
   '1230': { status: 500, retryable: true, message: 'The call process failed.' },
   '1231': { status: 400, retryable: false, message: 'Duplicate request_id.' },
