@@ -45,6 +45,8 @@ export interface MultipartFormOptions<Content> {
   readonly fileField: string;
   /** Most bytes the file may have; enforced while streaming, the rest of the part is skipped. */
   readonly maxFileBytes: number;
+  /** The error for a file over `maxFileBytes`, given the rule in words (default 1214 naming the field). */
+  readonly fileTooLarge?: (rule: string) => ApiError;
   /** Most bytes of one text field (default 1 MiB). */
   readonly maxFieldBytes?: number;
   /**
@@ -147,7 +149,8 @@ export async function readMultipartForm<Schema extends TObject, Content>(
         const filename = part.filename ?? '';
         const content = await options.receiveFile(part.file, { filename, mimetype: part.mimetype });
         if (part.file.truncated) {
-          fail(invalidField(options.fileField, `must be at most ${formatBytes(options.maxFileBytes)}`));
+          const rule = `must be at most ${formatBytes(options.maxFileBytes)}`;
+          fail(options.fileTooLarge?.(rule) ?? invalidField(options.fileField, rule));
           continue;
         }
         if (filename === '') {

@@ -231,7 +231,7 @@ describe('files: the 100 MB limit while streaming', () => {
   const send = (upload: ReturnType<typeof streamedUpload>) =>
     test.app.inject({ method: 'POST', url, headers: { authorization: test.authorization, 'content-type': upload.contentType }, payload: upload.payload });
 
-  it('aborts 100 MB + 1 byte with the platform error, leaving no record, no blob and no partial file', async () => {
+  it('aborts 100 MB + 1 byte with HTTP 435 (platform-facts §2.2) and the platform error, leaving no record, no blob and no partial file', async () => {
     // Watches the store's writes: the upload must be aborted mid-write, not written whole and deleted after.
     const blobs = test.platform.blobs;
     const put = blobs.put.bind(blobs);
@@ -249,7 +249,8 @@ describe('files: the 100 MB limit while streaming', () => {
     const response = await send(streamedUpload(maxUploadBytes + 1)).finally(() => {
       blobs.put = put;
     });
-    assertPlatformError(response, { status: 400, code: '1214', mentions: ['file', '100 MB', String(maxUploadBytes)] });
+    assertPlatformError(response, { status: 435, code: '435', mentions: ["Invalid parameter 'file'", '100 MB', String(maxUploadBytes)] });
+    assert.equal(response.headers['x-should-retry'], 'false');
     assert.deepEqual(writes, ['aborted']);
     assert.equal(await fileRows(test), 0);
     assert.deepEqual(storedBlobs(test), []);

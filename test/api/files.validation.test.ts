@@ -90,7 +90,7 @@ describe('files contract', () => {
       headers: { authorization: test.authorization, 'content-type': upload.contentType },
       payload: upload.payload,
     });
-    assertPlatformError(response, { status: 400, code: '1214', mentions: ['file', '100 MB', String(maxUploadBytes)] });
+    assertPlatformError(response, { status: 435, code: '435', mentions: ['file', '100 MB', String(maxUploadBytes)] });
     assert.ok(upload.done(), 'the whole body was read before the answer');
   });
 

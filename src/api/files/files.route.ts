@@ -31,7 +31,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
         operationId: 'uploadFile',
         tags: ['files'],
         summary: 'Uploads an auxiliary file (glossary, terminology list), at most 100 MB.',
-        description: 'A key keeps at most 100 files; files are deleted 180 days after their upload.',
+        description: 'A key keeps at most 100 files; files are deleted 180 days after their upload. A file over 100 MB answers HTTP 435.',
         consumes: [multipartContentType],
         body: FileUploadForm,
         response: responses(FileObject),

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { finished, PassThrough, type Readable } from 'node:stream';
 import { finished as streamFinished } from 'node:stream/promises';
+import { ApiError } from '../../core/errors/api-error.ts';
 import type { FileStore, StagedFile, StoredFile } from '../../core/files/file-store.ts';
 import { readMultipartForm } from '../../http/multipart.ts';
 import { checkFileUpload } from './files.checks.ts';
@@ -20,6 +21,8 @@ export async function receiveUpload(request: FastifyRequest, reply: FastifyReply
     const form = await readMultipartForm(request, reply, FileUploadFields, {
       fileField: 'file',
       maxFileBytes: maxUploadBytes,
+      // The platform answers a file over 100 MB with HTTP 435 (platform-facts §2.2).
+      fileTooLarge: (rule) => new ApiError('435', `Invalid parameter 'file': ${rule}.`),
       receiveFile: async (stream, info) => {
         const content = abortedAtLimit(stream);
         try {

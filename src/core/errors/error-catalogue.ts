@@ -4,7 +4,7 @@
  * code without an entry.
  */
 export type ErrorCode =
-  | '404' | '405' | '408' | '431' | '500' | '503'
+  | '404' | '405' | '408' | '431' | '435' | '500' | '503'
   | '1000' | '1001' | '1002' | '1003' | '1004'
   | '1100' | '1110' | '1111' | '1112' | '1113' | '1120' | '1121'
   | '1200' | '1210' | '1211' | '1212' | '1213' | '1214' | '1215'
@@ -27,6 +27,8 @@ export const errorCatalogue = {
   '405': { status: 405, retryable: false, message: 'The HTTP method is not allowed for this path.' },
   '408': { status: 408, retryable: true, message: 'The request was not received in time; send it again.' },
   '431': { status: 431, retryable: false, message: 'The request line and headers are too large.' },
+  // The platform's HTTP status for an upload over its size limit (platform-facts §2.2).
+  '435': { status: 435, retryable: false, message: 'The file is larger than 100 MB.' },
   '500': { status: 500, retryable: true, message: 'Internal server error, please try again later.' },
   '503': { status: 503, retryable: true, message: 'This server is shutting down; send the request again.' },
   '1000': { status: 401, retryable: false, message: 'Authentication failed.' },
