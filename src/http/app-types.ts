@@ -17,6 +17,7 @@ import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
 import type { WebReader } from '../core/web/web-reader.ts';
 import type { BlobUrlSigner } from '../blobs/blob-url-signer.ts';
 import type { Database } from '../store/database.ts';
+import type { ResponseMismatchReporter } from './response-validation.ts';
 
 /** The Fastify instance every route module receives, typed by TypeBox. */
 export type App = FastifyInstance<
@@ -56,6 +57,11 @@ export interface AppDependencies {
   readonly readiness: Readiness;
   /** pino options, or false to log nothing (tests). */
   readonly logger: boolean | Record<string, unknown>;
+  /**
+   * Tests only: every answer is checked against its route's response schema and each mismatch is
+   * reported here (http/response-validation.ts). Absent in production, where nothing is checked.
+   */
+  readonly onResponseMismatch?: ResponseMismatchReporter;
 }
 
 declare module 'fastify' {
@@ -68,5 +74,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without authentication (health, docs, OpenAPI). */
     public?: boolean;
+    /** The schema of each `data:` event of the route's text/event-stream answer. */
+    streamEvent?: object;
   }
 }

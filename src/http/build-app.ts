@@ -10,6 +10,7 @@ import { registerHealthRoutes } from './health.route.ts';
 import { registerMetricsRoute } from './metrics.route.ts';
 import { RouteTable } from './method-not-allowed.ts';
 import { registerOpenApi } from './openapi.ts';
+import { installResponseValidation } from './response-validation.ts';
 import { installRequestMetrics } from './request-metrics.ts';
 import { installResponseEnd } from './response-end.ts';
 import { generateRequestId } from './request-id.ts';
@@ -70,6 +71,8 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   app.decorate('admittedRoutes', installAdmission(app, deps, deps.admission, routeAdmissions));
   app.addHook('preValidation', prepareBody);
   app.setErrorHandler(handleError);
+  // Before any route exists, so that every route's answers are checked (tests only).
+  if (deps.onResponseMismatch !== undefined) installResponseValidation(app, deps.onResponseMismatch);
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route));

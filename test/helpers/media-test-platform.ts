@@ -8,7 +8,8 @@ import type { PlatformConfig } from '../../src/core/config/config.schema.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { openPlatform, type PlatformOptions } from '../../src/platform/open-platform.ts';
-import type { TestPlatform } from './test-platform.ts';
+import { ResponseContract } from './response-contract.ts';
+import type { CheckedTestPlatform, TestPlatform } from './test-platform.ts';
 
 /**
  * The real platform (SQLite, local blob store, embedded task queue, the media task handlers as
@@ -18,7 +19,7 @@ import type { TestPlatform } from './test-platform.ts';
 export async function startMediaTestPlatform(
   config: PlatformConfig,
   options: { readonly environment?: NodeJS.ProcessEnv; readonly platform?: PlatformOptions } = {},
-): Promise<TestPlatform & { readonly dataDir: string }> {
+): Promise<CheckedTestPlatform & { readonly dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'model-platform-media-'));
   const configPath = join(dataDir, 'config.yaml');
   writeFileSync(configPath, stringify(config));
@@ -29,17 +30,20 @@ export async function startMediaTestPlatform(
   });
   platform.startWorkers();
   const key = formatApiKey(await platform.keys.create({ name: 'media-test' }));
-  const app = await buildApp({ ...platform, logger: false });
+  const contract = new ResponseContract();
+  const app = await buildApp({ ...platform, logger: false, onResponseMismatch: contract.report });
   return {
     app,
     platform,
     key,
     dataDir,
     authorization: `Bearer ${key}`,
+    contract,
     async close() {
       await app.close();
       await platform.close();
       rmSync(dataDir, { recursive: true, force: true });
+      contract.assertKept();
     },
   };
 }

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/http/build-app.ts';
 import type { App } from '../../src/http/app-types.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
 import { writeFileSync } from 'node:fs';
+import { ResponseContract } from './response-contract.ts';
 import { stringify } from 'yaml';
 
 export interface TestPlatform {
@@ -20,11 +21,16 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
+/** A test platform whose answers are checked against their response schemas; `close()` fails on a mismatch. */
+export interface CheckedTestPlatform extends TestPlatform {
+  readonly contract: ResponseContract;
+}
+
 /**
  * A real app on a fresh SQLite database in a temporary directory (or on PostgreSQL when
  * `databaseUrl` is given), with one key created.
  */
-export async function startTestPlatform(options: { config?: PlatformConfig; databaseUrl?: string } = {}): Promise<TestPlatform> {
+export async function startTestPlatform(options: { config?: PlatformConfig; databaseUrl?: string } = {}): Promise<CheckedTestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'model-platform-test-'));
   const environment: NodeJS.ProcessEnv = { MODEL_PLATFORM_DATA_DIR: dataDir };
   if (options.databaseUrl !== undefined) environment['DATABASE_URL'] = options.databaseUrl;
@@ -35,16 +41,19 @@ export async function startTestPlatform(options: { config?: PlatformConfig; data
   }
   const platform = await openPlatform(readSettings(environment), environment);
   const key = formatApiKey(await platform.keys.create({ name: 'test' }));
-  const app = await buildApp({ ...platform, logger: false });
+  const contract = new ResponseContract();
+  const app = await buildApp({ ...platform, logger: false, onResponseMismatch: contract.report });
   return {
     app,
     platform,
     key,
     authorization: `Bearer ${key}`,
+    contract,
     async close() {
       await app.close();
       await platform.close();
       rmSync(dataDir, { recursive: true, force: true });
+      contract.assertKept();
     },
   };
 }

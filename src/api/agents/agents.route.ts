@@ -22,6 +22,7 @@ import {
 import {
   AgentAsyncResult,
   AgentAsyncResultRequest,
+  AgentChatChunk,
   AgentChatRequest,
   AgentChatResult,
   AgentConversationRequest,
@@ -41,6 +42,7 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
         body: AgentChatRequest,
         response: responses(AgentChatResult),
       },
+      config: { streamEvent: AgentChatChunk },
     },
     async (request, reply) => {
       const body = request.body;

@@ -9,7 +9,13 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
 import { readAudioInput } from './audio-input.ts';
 import { checkAudioTranscription, maxBase64FieldBytes } from './audio.checks.ts';
-import { AudioTranscriptionFields, AudioTranscriptionForm, AudioTranscriptionResponse, maxAudioBytes } from './audio.schema.ts';
+import {
+  AudioTranscriptionFields,
+  AudioTranscriptionForm,
+  AudioTranscriptionResponse,
+  AudioTranscriptionStreamEvent,
+  maxAudioBytes,
+} from './audio.schema.ts';
 import { relayTranscriptionStream, wholeTextAsDelta } from './transcription-stream-relay.ts';
 
 export function registerAudioRoutes(app: App, deps: AppDependencies): void {
@@ -25,6 +31,7 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
         body: AudioTranscriptionForm,
         response: responses(AudioTranscriptionResponse),
       },
+      config: { streamEvent: AudioTranscriptionStreamEvent },
     },
     async (request, reply) => {
       const form = await readMultipartForm(request, reply, AudioTranscriptionFields, {

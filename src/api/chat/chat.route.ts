@@ -14,7 +14,7 @@ import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
 import { checkChatRequest } from './chat.checks.ts';
 import { toChatRequest } from './chat-request.mapper.ts';
 import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
-import { ChatCompletionRequest, ChatCompletionResponse } from './chat.schema.ts';
+import { ChatCompletionChunk, ChatCompletionRequest, ChatCompletionResponse } from './chat.schema.ts';
 import { relayChatStream } from './chat-stream-relay.ts';
 
 /** Media a client gives by URL: at most this many bytes each (the chat body itself is capped at 32 MB). */
@@ -39,6 +39,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         body: ChatCompletionRequest,
         response: responses(ChatCompletionResponse),
       },
+      config: { streamEvent: ChatCompletionChunk },
     },
     async (request, reply) => {
       const body = request.body;
