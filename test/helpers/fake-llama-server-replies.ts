@@ -1,11 +1,11 @@
-import { jsonReply, type FakeReply, type RecordedRequest } from './fake-openai-server.ts';
+import { jsonReply, sseReply, type FakeReply, type RecordedRequest } from './fake-openai-server.ts';
 
 /**
  * Replies in llama.cpp server's protocol for the fake engine (startFakeOpenAiServer's setDefault):
  * `/apply-template` renders a chat body with a small GLM-like template (the thinking switch opens
  * or closes the think block, tools are listed), `/tokenize` counts only `content` (a body with
  * `messages` gets no tokens, as the real server's does), `/v1/chat/completions/input_tokens` counts
- * a chat body, and a chat call reports the same count as its usage.prompt_tokens.
+ * a chat body, and a chat call (whole or streamed) reports the same count as its usage.prompt_tokens.
  */
 export interface FakeLlamaServerOptions {
   /** An older server: /v1/chat/completions/input_tokens answers 404. */
@@ -30,13 +30,23 @@ export function fakeLlamaServer(options: FakeLlamaServerOptions = {}): (request:
         return jsonReply({ object: 'response.input_tokens', input_tokens: tokenize(renderChat(request.body), true).length });
       case '/v1/chat/completions': {
         const promptTokens = tokenize(renderChat(request.body), true).length;
+        const usage = { prompt_tokens: promptTokens, completion_tokens: 1, total_tokens: promptTokens + 1 };
+        if (request.body['stream'] === true) {
+          // As the real server streams: the text, the finish, then usage in a chunk without choices.
+          const chunk = (choices: unknown[], extra: object = {}) => ({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: String(request.body['model']), choices, ...extra });
+          return sseReply([
+            chunk([{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null }]),
+            chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+            chunk([], { usage }),
+          ]);
+        }
         return jsonReply({
           id: 'chatcmpl-fake',
           object: 'chat.completion',
           created: 1,
           model: String(request.body['model']),
           choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: promptTokens, completion_tokens: 1, total_tokens: promptTokens + 1 },
+          usage,
         });
       }
       default:

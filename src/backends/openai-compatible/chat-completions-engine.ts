@@ -1,11 +1,13 @@
 import type { ChatModel } from '../../core/chat/chat-model.ts';
 import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import type { ChatRequest, ChatResult } from '../../core/chat/chat-types.ts';
+import { collectChatStream } from '../../core/chat/collect-chat-stream.ts';
 import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
+import { ApiError } from '../../core/errors/api-error.ts';
 import { ChatChunkReader } from './chat-chunk-reader.ts';
 import { readChatCompletion } from './chat-completion-reader.ts';
 import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
-import { answerOverCap, postForEvents, postJson, type EngineConnection } from './engine-request.ts';
+import { answerOverCap, postForEvents, postJson, type AnswerHeaders, type EngineConnection } from './engine-request.ts';
 import { asRecord, type WireRecord } from './wire-reading.ts';
 
 /**
@@ -18,6 +20,15 @@ export const maxEventsWithoutProgress = 10_000;
 export type ChatBodyBuilder = (request: ChatRequest, stream: boolean) => Record<string, unknown>;
 
 /**
+ * Whether a whole answer is asked for as a stream and put together here: yes for llama.cpp's
+ * server, which notices that a client left only while it streams (a non-streamed call it keeps
+ * decoding to the end, holding its slot, after the platform closed the connection); no for
+ * servers that stop on a closed connection either way. `learn` starts with whole answers and
+ * switches once an answer's `Server` header names llama.cpp.
+ */
+export type SyncAnswers = 'streamed' | 'whole' | 'learn';
+
+/**
  * A ChatModel over any `/chat/completions` endpoint that answers in the OpenAI shape (with
  * `reasoning_content`): self-hosted inference servers and the upstream platform alike. What
  * differs between them is the body and the meaning of error answers, both given here.
@@ -26,19 +37,38 @@ export class ChatCompletionsEngine implements ChatModel {
   readonly #engine: EngineConnection;
   readonly #url: string;
   readonly #buildBody: ChatBodyBuilder;
+  #syncAnswers: SyncAnswers;
 
-  constructor(engine: EngineConnection, url: string, buildBody: ChatBodyBuilder) {
+  constructor(engine: EngineConnection, url: string, buildBody: ChatBodyBuilder, syncAnswers: SyncAnswers = 'whole') {
     this.#engine = engine;
     this.#url = url;
     this.#buildBody = buildBody;
+    this.#syncAnswers = syncAnswers;
   }
 
   async generate(request: ChatRequest): Promise<ChatResult> {
+    if (this.#syncAnswers === 'streamed') return this.#generateFromStream(request);
     const body = this.#buildBody(request, false);
-    const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });
+    const onAnswerHeaders = this.#syncAnswers === 'learn' ? (headers: AnswerHeaders) => this.#learn(headers) : undefined;
+    const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal, onAnswerHeaders });
     const error = inBandError(answer);
     if (error !== undefined) throw this.#inBandError(error);
     return readChatCompletion(answer, this.#engine.modelName);
+  }
+
+  async #generateFromStream(request: ChatRequest): Promise<ChatResult> {
+    try {
+      return await collectChatStream(this.stream(request));
+    } catch (error) {
+      // Nothing reached the client yet: a connection that broke mid-answer is an engine failure like any other.
+      if (error instanceof EngineConnectionError) throw new ApiError('1234', error.message);
+      throw error;
+    }
+  }
+
+  #learn(headers: AnswerHeaders): void {
+    const server = headers['server'];
+    if (typeof server === 'string' && /^llama\.cpp\b/i.test(server)) this.#syncAnswers = 'streamed';
   }
 
   async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {

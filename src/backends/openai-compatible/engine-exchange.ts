@@ -21,6 +21,8 @@ export interface ExchangeOptions {
   readonly maxResponseBytes: number;
   /** The failure for an answer with a status outside 2xx, given its body text. */
   readonly errorAnswer: (status: number, text: string) => ApiError;
+  /** Shown the headers of a 2xx answer when they arrive. */
+  readonly onAnswerHeaders?: ((headers: Readonly<Record<string, string | string[] | undefined>>) => void) | undefined;
 }
 
 /** Chunks of a streamed answer waiting for their reader beyond this pause the connection. */
@@ -159,6 +161,7 @@ export class EngineExchange {
       controller.abort(this.#overCap());
       return;
     }
+    if (this.#answerIsOk()) this.#options.onAnswerHeaders?.(headers);
     if (!collected) this.#resolve('');
   }
 

@@ -34,7 +34,12 @@ export interface EngineCall {
   readonly signal: AbortSignal;
   /** Replaces the connection's error mapping for this call (an endpoint with its own meaning for 404). */
   readonly httpError?: (status: number, bodyText: string) => ApiError;
+  /** Shown the headers of a successful answer (what they say of the server behind the engine). */
+  readonly onAnswerHeaders?: ((headers: AnswerHeaders) => void) | undefined;
 }
+
+/** An answer's headers, names in lower case. */
+export type AnswerHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
@@ -122,6 +127,7 @@ function open(
     answer,
     maxResponseBytes: engine.maxResponseBytes ?? defaultMaxResponseBytes,
     errorAnswer: (status, text) => (call.httpError ?? engine.httpError)(status, redact(engine, text)),
+    onAnswerHeaders: call.onAnswerHeaders,
   });
 }
 

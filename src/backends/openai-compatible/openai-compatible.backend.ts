@@ -35,7 +35,12 @@ export const createOpenAiCompatibleBackend: BackendFactory = ({ modelName, entry
     vision: entry.vision === true,
   };
   return {
-    chat: new ChatCompletionsEngine(engine, `${baseUrl}/chat/completions`, (request, stream) => buildOpenAiChatBody(request, options, stream)),
+    chat: new ChatCompletionsEngine(
+      engine,
+      `${baseUrl}/chat/completions`,
+      (request, stream) => buildOpenAiChatBody(request, options, stream),
+      entry.engine === 'llama.cpp' ? 'streamed' : entry.engine === undefined ? 'learn' : 'whole',
+    ),
     tokenizer: new OpenAiCompatibleTokenizer(engine, baseUrl, options, entry.engine),
   };
 };
