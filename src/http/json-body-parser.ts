@@ -13,7 +13,7 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
   const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
     if (body.length === 0 && routeOf(request).schema?.body === undefined) {
       done(null, undefined);
       return;
