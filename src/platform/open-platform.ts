@@ -1,4 +1,4 @@
-import { backendFactories } from '../backends/index.ts';
+import { backendFactories, modelEntrySchema } from '../backends/index.ts';
 import { Authenticator } from '../core/auth/authenticator.ts';
 import { SecretBox } from '../core/auth/secret-box.ts';
 import type { PlatformConfig } from '../core/config/config.schema.ts';
@@ -100,7 +100,7 @@ export interface PlatformOptions {
 
 /** Loads the config, opens storage and applies pending migrations. */
 export async function openPlatform(settings: Settings, environment: NodeJS.ProcessEnv, options: PlatformOptions = {}): Promise<Platform> {
-  const config = settings.configPath === undefined ? {} : loadConfigFile(settings.configPath, environment);
+  const config = settings.configPath === undefined ? {} : loadConfigFile(settings.configPath, environment, modelEntrySchema);
   const masterKey = loadMasterKey(settings.dataDir, environment);
   const box = new SecretBox(masterKey);
   const database = openDatabase(settings);

@@ -65,7 +65,7 @@ const accepted: { name: string; body: Record<string, unknown> }[] = [
 describe('POST /paas/v4/videos/generations contract', () => {
   let test: TestPlatform;
   before(async () => {
-    test = await startTestPlatform({ config: { models: { 'my-video': { backend: 'comfyui', baseUrl: 'http://127.0.0.1:9' } } } });
+    test = await startTestPlatform({ config: { models: { 'my-video': { backend: 'comfyui', baseUrl: 'http://127.0.0.1:9', workflow: 'missing-workflow.json' } } } });
   });
   after(() => test.close());
 

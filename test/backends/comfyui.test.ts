@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createComfyUiBackend } from '../../src/backends/comfyui/comfyui.backend.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { ComfyUiSettings } from '../../src/backends/comfyui/comfyui-settings.ts';
 import type { ImageGenerator, ImageRequest } from '../../src/core/media/image-generator.ts';
 import type { VideoGenerator, VideoRequest } from '../../src/core/media/video-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
@@ -67,19 +67,19 @@ after(async () => {
 beforeEach(() => comfy.reset());
 
 /** The backend for an entry: the test's defaults, `entry` over them, without the keys of `without`. */
-function backend(entry: Partial<ModelEntry> = {}, without: readonly (keyof ModelEntry)[] = []) {
+function backend(entry: Partial<ComfyUiSettings> = {}, without: readonly (keyof ComfyUiSettings)[] = []) {
   const full: Record<string, unknown> = { backend: 'comfyui', baseUrl: comfy.baseUrl, workflow: 'image.json', pollIntervalMs: 10, ...entry };
   const kept = Object.fromEntries(Object.entries(full).filter(([key]) => !(without as readonly string[]).includes(key)));
-  return createComfyUiBackend({ modelName: 'cogview-4-250304', entry: kept as ModelEntry, configDir, resources: unusedResources });
+  return createComfyUiBackend({ modelName: 'cogview-4-250304', entry: kept as ComfyUiSettings, configDir, resources: unusedResources });
 }
 
-function imageEngine(entry: Partial<ModelEntry> = {}): ImageGenerator {
+function imageEngine(entry: Partial<ComfyUiSettings> = {}): ImageGenerator {
   const image = backend(entry).image;
   assert.ok(image !== undefined);
   return image;
 }
 
-function videoEngine(entry: Partial<ModelEntry> = {}): VideoGenerator {
+function videoEngine(entry: Partial<ComfyUiSettings> = {}): VideoGenerator {
   const video = backend({ workflow: 'video.json', ...entry }).video;
   assert.ok(video !== undefined);
   return video;
@@ -196,7 +196,7 @@ describe('comfyui: images', () => {
 
 describe('comfyui: configuration', () => {
   const write = (name: string, content: unknown) => writeFileSync(join(configDir, name), typeof content === 'string' ? content : JSON.stringify(content));
-  const cases: { name: string; entry: Partial<ModelEntry>; without?: (keyof ModelEntry)[]; file?: [string, unknown]; mentions: string[] }[] = [
+  const cases: { name: string; entry: Partial<ComfyUiSettings>; without?: (keyof ComfyUiSettings)[]; file?: [string, unknown]; mentions: string[] }[] = [
     { name: 'no workflow', entry: {}, without: ['workflow'], mentions: ['workflow', 'comfyui', 'cogview-4-250304'] },
     { name: 'no baseUrl', entry: {}, without: ['baseUrl'], mentions: ['baseUrl'] },
     { name: 'a missing file', entry: { workflow: 'missing.json' }, mentions: ['missing.json', 'ENOENT'] },

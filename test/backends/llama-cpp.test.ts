@@ -11,7 +11,7 @@ import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatMessage, ChatRequest, FunctionTool } from '../../src/core/chat/chat-types.ts';
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
 import type { BackendContext } from '../../src/core/engines/backend.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { LlamaCppSettings } from '../../src/backends/llama-cpp/llama-cpp-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { writeTinyGguf } from '../helpers/tiny-gguf.ts';
 import { glmTinyChat } from '../helpers/tiny-glm-gguf.ts';
@@ -26,7 +26,7 @@ import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
  */
 const modelPath = writeTinyGguf();
 
-function backendContext(entry: Partial<ModelEntry>): BackendContext {
+function backendContext(entry: Partial<LlamaCppSettings>): BackendContext<LlamaCppSettings> {
   // The path is given relative to the config directory, as a config file would.
   return { modelName: 'tiny-llama', entry: { backend: 'llama-cpp', modelPath: basename(modelPath), threads: 1, ...entry }, configDir: dirname(modelPath), resources: unusedResources };
 }
@@ -37,7 +37,7 @@ interface LlamaBackend {
   close(): Promise<void>;
 }
 
-function openBackend(entry: Partial<ModelEntry>): LlamaBackend {
+function openBackend(entry: Partial<LlamaCppSettings>): LlamaBackend {
   const backend = createLlamaCppBackend(backendContext(entry));
   const { chat, tokenizer } = backend;
   assert.ok(chat !== undefined && tokenizer !== undefined && backend.close !== undefined);
@@ -319,7 +319,7 @@ describe('llama-cpp aborts and loading', () => {
 
     const missing = openBackend({ modelPath: 'no-such-model.gguf' });
     await rejectsWithCode(missing.chat.generate(chatRequest()), '1221', /no-such-model\.gguf' does not exist/);
-    assert.throws(() => createLlamaCppBackend({ modelName: 'x', entry: { backend: 'llama-cpp' }, configDir: '.', resources: unusedResources }), /modelPath/);
+    assert.throws(() => createLlamaCppBackend({ modelName: 'x', entry: { backend: 'llama-cpp' } as LlamaCppSettings, configDir: '.', resources: unusedResources }), /modelPath/);
   });
 });
 
@@ -360,7 +360,7 @@ describe('llama-cpp output checks', () => {
 describe('llama-cpp thinking on a GGUF with GLM-4.7\'s chat template', () => {
   // GLM's format with `</think>` pushed up by a fixed amount, so that some answers close their reasoning.
   const glmPath = writeTinyGguf({ chat: { ...glmTinyChat, logitOffsets: new Map([...(glmTinyChat.logitOffsets ?? []), ['</think>', 1.5]]) } });
-  const glmContext = (): BackendContext => ({
+  const glmContext = (): BackendContext<LlamaCppSettings> => ({
     modelName: 'tiny-glm',
     entry: { backend: 'llama-cpp', modelPath: basename(glmPath), threads: 1, contextSize: 1024, parallelSequences: 1 },
     configDir: dirname(glmPath),

@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiCompatibleBackend } from '../../src/backends/openai-compatible/openai-compatible.backend.ts';
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
 import type { ChatRequest, FunctionTool } from '../../src/core/chat/chat-types.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { OpenAiCompatibleSettings } from '../../src/backends/openai-compatible/openai-compatible-settings.ts';
 import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { fakeLlamaServer, renderChat } from '../helpers/fake-llama-server-replies.ts';
@@ -25,7 +25,7 @@ after(async () => {
   await engine.close();
 });
 
-function openBackend(entry: Partial<ModelEntry> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
+function openBackend(entry: Partial<OpenAiCompatibleSettings> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
   const backend = createOpenAiCompatibleBackend({
     modelName: 'glm-local',
     entry: { backend: 'openai-compatible', baseUrl: engine.baseUrl, upstreamModel: 'glm-tiny', ...entry },

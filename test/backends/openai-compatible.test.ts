@@ -8,7 +8,7 @@ import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts'
 import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../src/core/chat/engine-errors.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { OpenAiCompatibleSettings } from '../../src/backends/openai-compatible/openai-compatible-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import {
@@ -30,7 +30,7 @@ function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return baseChatRequest({ maxTokensLimit: 98304, ...overrides });
 }
 
-function openBackend(baseUrl: string, entry: Partial<ModelEntry> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
+function openBackend(baseUrl: string, entry: Partial<OpenAiCompatibleSettings> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
   const backend = createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible', baseUrl, ...entry }, configDir: '.', resources: unusedResources });
   assert.ok(backend.chat !== undefined && backend.tokenizer !== undefined);
   return { chat: backend.chat, tokenizer: backend.tokenizer };
@@ -244,7 +244,7 @@ describe('openai-compatible: request mapping', () => {
 
   it('needs a baseUrl', () => {
     assert.throws(
-      () => createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible' }, configDir: '.', resources: unusedResources }),
+      () => createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible' } as OpenAiCompatibleSettings, configDir: '.', resources: unusedResources }),
       (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
     );
   });

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiImagesBackend } from '../../src/backends/openai-images/openai-images.backend.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { OpenAiImagesSettings } from '../../src/backends/openai-images/openai-images-settings.ts';
 import type { Backend } from '../../src/core/engines/backend.ts';
 import type { ImageRequest } from '../../src/core/media/image-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
@@ -27,7 +27,7 @@ after(async () => {
 });
 beforeEach(() => engine.reset());
 
-function images(entry: Partial<ModelEntry> = {}) {
+function images(entry: Partial<OpenAiImagesSettings> = {}) {
   const backend = createOpenAiImagesBackend({
     modelName: 'my-painter',
     entry: { backend: 'openai-images', baseUrl: engine.baseUrl, apiKey: 'engine-key', ...entry },
@@ -115,7 +115,7 @@ describe('openai-images', () => {
 
   it('needs a baseUrl', () => {
     assert.throws(
-      () => createOpenAiImagesBackend({ modelName: 'my-painter', entry: { backend: 'openai-images' }, configDir: '.', resources: unusedResources }),
+      () => createOpenAiImagesBackend({ modelName: 'my-painter', entry: { backend: 'openai-images' } as OpenAiImagesSettings, configDir: '.', resources: unusedResources }),
       (error: unknown) => {
         assertApiError(error, '1221', 'my-painter', 'baseUrl');
         return true;

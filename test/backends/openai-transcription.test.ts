@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiTranscriptionBackend } from '../../src/backends/openai-transcription/openai-transcription.backend.ts';
 import { promptWithHotwords } from '../../src/backends/openai-transcription/openai-transcriber.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { OpenAiTranscriptionSettings } from '../../src/backends/openai-transcription/openai-transcription-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { TranscriptionRequest } from '../../src/core/media/transcriber.ts';
 import { probeAudio } from '../../src/tools/media/audio-probe.ts';
@@ -21,7 +21,7 @@ before(async () => {
 after(() => engine.close());
 beforeEach(() => engine.reset());
 
-function transcriber(entry: Partial<ModelEntry> = {}, withKey = true) {
+function transcriber(entry: Partial<OpenAiTranscriptionSettings> = {}, withKey = true) {
   const backend = createOpenAiTranscriptionBackend({
     modelName: 'my-asr',
     entry: { backend: 'openai-transcription', baseUrl: `${engine.baseUrl}/`, ...(withKey ? { apiKey: 'engine-key' } : {}), ...entry },
@@ -134,7 +134,7 @@ describe('openai-transcription backend', () => {
 
   it('needs a baseUrl', () => {
     assert.throws(
-      () => createOpenAiTranscriptionBackend({ modelName: 'my-asr', entry: { backend: 'openai-transcription' }, configDir: '.', resources: unusedResources }),
+      () => createOpenAiTranscriptionBackend({ modelName: 'my-asr', entry: { backend: 'openai-transcription' } as OpenAiTranscriptionSettings, configDir: '.', resources: unusedResources }),
       (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
     );
   });

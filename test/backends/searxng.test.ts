@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createSearxngBackend } from '../../src/backends/searxng/searxng.backend.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { SearxngSettings } from '../../src/backends/searxng/searxng-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { SearchQuery, WebSearcher } from '../../src/core/web/web-searcher.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
@@ -46,7 +46,7 @@ beforeEach(() => {
   script = () => ({ body: { results: [] } });
 });
 
-function searcher(entry: Partial<ModelEntry> = {}): WebSearcher {
+function searcher(entry: Partial<SearxngSettings> = {}): WebSearcher {
   const backend = createSearxngBackend({ modelName: 'my-searxng', entry: { backend: 'searxng', baseUrl, ...entry }, configDir: '.', resources: unusedResources });
   assert.ok(backend.search !== undefined);
   return backend.search;
@@ -187,7 +187,7 @@ describe('searxng engine', () => {
     assert.match(unreachable.message, /my-searxng.*ECONNREFUSED/);
 
     assert.throws(
-      () => createSearxngBackend({ modelName: 'my-searxng', entry: { backend: 'searxng' }, configDir: '.', resources: unusedResources }),
+      () => createSearxngBackend({ modelName: 'my-searxng', entry: { backend: 'searxng' } as SearxngSettings, configDir: '.', resources: unusedResources }),
       (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
     );
   });

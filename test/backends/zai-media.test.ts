@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createZaiBackend } from '../../src/backends/zai/zai.backend.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { ZaiSettings } from '../../src/backends/zai/zai-settings.ts';
 import type { Backend } from '../../src/core/engines/backend.ts';
 import type { ImageRequest } from '../../src/core/media/image-generator.ts';
 import type { VideoRequest } from '../../src/core/media/video-generator.ts';
@@ -27,7 +27,7 @@ after(async () => {
 });
 beforeEach(() => upstream.reset());
 
-function backend(modelName: string, entry: Partial<ModelEntry> = {}) {
+function backend(modelName: string, entry: Partial<ZaiSettings> = {}) {
   const created = createZaiBackend({ modelName, entry: { backend: 'zai', baseUrl: upstream.baseUrl, apiKey, pollIntervalMs: 10, ...entry }, configDir: '.', resources: unusedResources });
   opened.push(created);
   assert.ok(created.image !== undefined && created.video !== undefined);

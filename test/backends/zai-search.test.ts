@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createZaiBackend } from '../../src/backends/zai/zai.backend.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { ZaiSettings } from '../../src/backends/zai/zai-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { SearchQuery, WebSearcher } from '../../src/core/web/web-searcher.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
@@ -16,7 +16,7 @@ before(async () => {
 after(() => upstream.close());
 beforeEach(() => upstream.reset());
 
-function searcher(entry: Partial<ModelEntry> = {}): WebSearcher {
+function searcher(entry: Partial<ZaiSettings> = {}): WebSearcher {
   const backend = createZaiBackend({
     modelName: 'search-prime',
     entry: { backend: 'zai', baseUrl, apiKey: 'upstream-id.upstream-secret', ...entry },

@@ -4,7 +4,7 @@ import { createZaiBackend } from '../../src/backends/zai/zai.backend.ts';
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
 import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
-import type { ModelEntry } from '../../src/core/config/config.schema.ts';
+import type { ZaiSettings } from '../../src/backends/zai/zai-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmCompletion, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
@@ -28,7 +28,7 @@ beforeEach(() => {
   upstream.reset();
 });
 
-function openBackend(entry: Partial<ModelEntry> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
+function openBackend(entry: Partial<ZaiSettings> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
   const backend = createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai', baseUrl, apiKey: 'upstream-id.upstream-secret', ...entry }, configDir: '.', resources: unusedResources });
   assert.ok(backend.chat !== undefined && backend.tokenizer !== undefined);
   return { chat: backend.chat, tokenizer: backend.tokenizer };
@@ -102,7 +102,7 @@ describe('zai: request', () => {
 
   it('needs an apiKey', () => {
     assert.throws(
-      () => createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai' }, configDir: '.', resources: unusedResources }),
+      () => createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai' } as ZaiSettings, configDir: '.', resources: unusedResources }),
       (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('apiKey') && error.message.includes('glm-4.6'),
     );
   });

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { modelEntrySchema } from '../../src/backends/index.ts';
 import { ConfigError } from '../../src/core/config/config-error.ts';
 import { parseConfigText } from '../../src/core/config/load-config.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
 
 function configError(text: string, environment: NodeJS.ProcessEnv = {}): string {
   try {
-    parseConfigText(text, 'config.yaml', environment);
+    parseConfigText(text, 'config.yaml', environment, modelEntrySchema);
   } catch (error) {
     assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
     return error.message;
@@ -30,6 +31,7 @@ describe('config file', () => {
       ].join('\n'),
       'config.yaml',
       { ZAI_API_KEY: 'abc.def' },
+      modelEntrySchema,
     );
     assert.equal(config.models?.['glm-4.6']?.apiKey, 'abc.def');
     assert.equal(config.models?.['glm-ocr']?.backend, 'paddle-ocr');
@@ -37,7 +39,7 @@ describe('config file', () => {
   });
 
   it('accepts an empty file', () => {
-    assert.deepEqual(parseConfigText('', 'config.yaml', {}), {});
+    assert.deepEqual(parseConfigText('', 'config.yaml', {}, modelEntrySchema), {});
   });
 
   const cases: [string, string, readonly string[]][] = [

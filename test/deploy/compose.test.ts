@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { modelEntrySchema } from '../../src/backends/index.ts';
 import { loadConfigFile } from '../../src/core/config/load-config.ts';
 import { readSettings, type Settings } from '../../src/core/config/settings.ts';
 import { loadMasterKey } from '../../src/store/master-key.ts';
@@ -111,7 +112,7 @@ describe('deploy/compose.yaml: a fleet the platform can actually run on', () => 
       const configPath = settingsOf(service).configPath ?? '';
       const mount = (service.volumes ?? []).find((volume) => volume.split(':')[1] === configPath);
       assert.ok(mount !== undefined, `${name} mounts ${configPath}`);
-      assert.doesNotThrow(() => loadConfigFile(join(deploy, mount.split(':')[0] as string), {}));
+      assert.doesNotThrow(() => loadConfigFile(join(deploy, mount.split(':')[0] as string), {}, modelEntrySchema));
     }
   });
 

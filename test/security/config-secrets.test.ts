@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { modelEntrySchema } from '../../src/backends/index.ts';
 import { ConfigError } from '../../src/core/config/config-error.ts';
 import { parseConfigText } from '../../src/core/config/load-config.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
@@ -32,7 +33,7 @@ describe('configuration errors never print values', () => {
   ];
   for (const [name, text, key] of files) {
     it(`names the key, not the value, for ${name}`, () => {
-      const message = messageOf(() => parseConfigText(text, 'config.yaml', { ZAI_API_KEY: secret }));
+      const message = messageOf(() => parseConfigText(text, 'config.yaml', { ZAI_API_KEY: secret }, modelEntrySchema));
       assert.ok(message.includes(key), `'${message}' should name ${key}`);
       assert.ok(!message.includes(secret) && !message.includes('SECRET'), `'${message}' shows the value`);
     });

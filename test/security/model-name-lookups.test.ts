@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { modelEntrySchema } from '../../src/backends/index.ts';
 import { ModelResolver } from '../../src/core/models/model-resolver.ts';
 import { parseConfigText } from '../../src/core/config/load-config.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
@@ -34,7 +35,7 @@ describe('caller-chosen model names never reach a prototype', () => {
   }
 
   it('the resolver and the loaded catalog have no inherited entries', () => {
-    const config = parseConfigText('models:\n  glm-4.7: { backend: zai }', 'config.yaml', {});
+    const config = parseConfigText('models:\n  glm-4.7: { backend: zai, apiKey: key }', 'config.yaml', {}, modelEntrySchema);
     for (const model of inheritedNames) {
       assert.equal(config.models?.[model], undefined, model);
       assert.throws(() => new ModelResolver(config.models ?? {}).resolve(model, 'chat'), /Unknown Model/);

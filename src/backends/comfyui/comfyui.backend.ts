@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { ComfyUiSettings } from './comfyui-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultImageTimeoutMs, defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { ComfyUiClient } from './comfyui-client.ts';
@@ -16,7 +17,7 @@ const defaultPollIntervalMs = 1_000;
  * image generation (its saved images) and video generation (its saved video): which one a model
  * does is the operator's choice of workflow and endpoint.
  */
-export const createComfyUiBackend: BackendFactory = ({ modelName, entry, configDir }) => {
+export const createComfyUiBackend: BackendFactory<ComfyUiSettings> = ({ modelName, entry, configDir }) => {
   if (entry.baseUrl === undefined || entry.workflow === undefined) {
     const missing = entry.baseUrl === undefined ? 'baseUrl' : 'workflow';
     throw new ApiError(

@@ -1,4 +1,5 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { GlmOcrSettings } from './glm-ocr-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
@@ -13,7 +14,7 @@ const defaultRegionTimeoutMs = 120_000;
  * pipeline (text layer or PaddleOCR detection, grouped into blocks), and the model reads each
  * region.
  */
-export const createGlmOcrBackend: BackendFactory = ({ modelName, entry }) => {
+export const createGlmOcrBackend: BackendFactory<GlmOcrSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
     throw new ApiError(
       '1221',

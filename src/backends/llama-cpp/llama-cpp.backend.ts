@@ -1,4 +1,5 @@
 import type { Backend, BackendFactory } from '../../core/engines/backend.ts';
+import type { LlamaCppSettings } from './llama-cpp-settings.ts';
 import { readLlamaSettings, type LlamaSettings } from './llama-settings.ts';
 
 type LoadedBackend = Required<Pick<Backend, 'chat' | 'tokenizer' | 'close'>>;
@@ -9,7 +10,7 @@ type LoadedBackend = Required<Pick<Backend, 'chat' | 'tokenizer' | 'close'>>;
  * and later ones wait in line. The settings are checked at startup; node-llama-cpp itself (~7 MB of
  * heap, ~0.5 s) is imported with the first call, so processes that never run it do not carry it.
  */
-export const createLlamaCppBackend: BackendFactory = (context) => {
+export const createLlamaCppBackend: BackendFactory<LlamaCppSettings> = (context) => {
   const settings = readLlamaSettings(context);
   let loading: Promise<LoadedBackend> | undefined;
   const loaded = () => (loading ??= loadBackend(settings));

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendContext } from '../../core/engines/backend.ts';
+import type { LlamaCppSettings } from './llama-cpp-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 
 export interface LlamaSettings {
@@ -12,7 +13,7 @@ export interface LlamaSettings {
   readonly gpuLayers: number;
 }
 
-export function readLlamaSettings({ modelName, entry, configDir }: BackendContext): LlamaSettings {
+export function readLlamaSettings({ modelName, entry, configDir }: BackendContext<LlamaCppSettings>): LlamaSettings {
   if (entry.modelPath === undefined) {
     throw new ApiError(
       '1221',

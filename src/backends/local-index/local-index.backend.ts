@@ -1,7 +1,8 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { LocalIndexSettings } from './local-index-settings.ts';
 import { LocalIndexSearcher } from './local-index-searcher.ts';
 
 /** Web search on the platform's own index: no configuration, nothing to reach over the network. */
-export const createLocalIndexBackend: BackendFactory = ({ resources }) => ({
+export const createLocalIndexBackend: BackendFactory<LocalIndexSettings> = ({ resources }) => ({
   search: new LocalIndexSearcher(resources.searchIndex),
 });

@@ -1,15 +1,15 @@
 import type { TokenCounter } from '../../core/chat/chat-model.ts';
 import type { ChatRequest } from '../../core/chat/chat-types.ts';
-import type { ModelEntry } from '../../core/config/config.schema.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { engineErrorMessage } from './engine-http-error.ts';
 import { postJson, type EngineConnection } from './engine-request.ts';
 import { LlamaServerTokenizer, zeroTokens } from './llama-server-tokenizer.ts';
 import { buildOpenAiChatBody, type OpenAiBodyOptions } from './openai-chat-body.ts';
 import { asRecord } from './wire-reading.ts';
+import type { OpenAiCompatibleSettings } from './openai-compatible-settings.ts';
 
 /** The server behind an openai-compatible model, as far as token counting cares. */
-export type EngineKind = NonNullable<ModelEntry['engine']>;
+export type EngineKind = NonNullable<OpenAiCompatibleSettings['engine']>;
 
 type CountRequest = Parameters<TokenCounter['countPromptTokens']>[0];
 

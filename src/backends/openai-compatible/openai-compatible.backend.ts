@@ -1,4 +1,5 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { OpenAiCompatibleSettings } from './openai-compatible-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { ChatCompletionsEngine } from './chat-completions-engine.ts';
 import { engineHttpError } from './engine-http-error.ts';
@@ -13,7 +14,7 @@ export const defaultEngineTimeoutMs = 600_000;
  * Any OpenAI-compatible inference server (vLLM, SGLang, llama.cpp server, Ollama, LocalAI):
  * chat over `{baseUrl}/chat/completions`, token counting over the engine's `/tokenize`.
  */
-export const createOpenAiCompatibleBackend: BackendFactory = ({ modelName, entry }) => {
+export const createOpenAiCompatibleBackend: BackendFactory<OpenAiCompatibleSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
     throw new ApiError(
       '1221',

@@ -1,4 +1,5 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { OpenAiImagesSettings } from './openai-images-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultImageTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
@@ -6,7 +7,7 @@ import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { OpenAiImageGenerator } from './openai-image-generator.ts';
 
 /** An OpenAI-compatible image generation server: `POST {baseUrl}/images/generations`. */
-export const createOpenAiImagesBackend: BackendFactory = ({ modelName, entry }) => {
+export const createOpenAiImagesBackend: BackendFactory<OpenAiImagesSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
     throw new ApiError(
       '1221',

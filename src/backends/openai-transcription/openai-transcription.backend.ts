@@ -1,4 +1,5 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { OpenAiTranscriptionSettings } from './openai-transcription-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { OpenAiTranscriber } from './openai-transcriber.ts';
@@ -7,7 +8,7 @@ import { OpenAiTranscriber } from './openai-transcriber.ts';
 const defaultTranscriptionTimeoutMs = 120_000;
 
 /** An OpenAI-compatible transcription server: `POST {baseUrl}/audio/transcriptions`. */
-export const createOpenAiTranscriptionBackend: BackendFactory = ({ modelName, entry }) => {
+export const createOpenAiTranscriptionBackend: BackendFactory<OpenAiTranscriptionSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
     throw new ApiError(
       '1221',

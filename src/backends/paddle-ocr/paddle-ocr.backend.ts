@@ -1,4 +1,5 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { PaddleOcrSettings } from './paddle-ocr-settings.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
 import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
 
@@ -9,7 +10,7 @@ import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
  * every OCR worker busy);
  * `classifyDirection` turns on the direction classifier for pages that lie upside down.
  */
-export const createPaddleOcrBackend: BackendFactory = ({ entry }) => {
+export const createPaddleOcrBackend: BackendFactory<PaddleOcrSettings> = ({ entry }) => {
   const ocr = paddleOcrFor({ classifyDirection: entry.classifyDirection });
   return {
     layout: new DocumentLayoutParser({

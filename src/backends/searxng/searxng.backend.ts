@@ -1,4 +1,5 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { SearxngSettings } from './searxng-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';
 import { SearxngSearcher } from './searxng-searcher.ts';
@@ -7,7 +8,7 @@ import { SearxngSearcher } from './searxng-searcher.ts';
 const defaultSearxngTimeoutMs = 20_000;
 
 /** Web search through a SearXNG instance (`baseUrl`, its JSON format enabled). */
-export const createSearxngBackend: BackendFactory = ({ modelName, entry }) => {
+export const createSearxngBackend: BackendFactory<SearxngSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
     throw new ApiError('1221', `Search engine '${modelName}' uses backend searxng but has no baseUrl; add the instance's address, for example baseUrl: http://searxng:8080.`);
   }

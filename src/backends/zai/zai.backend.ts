@@ -1,4 +1,5 @@
 import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { ZaiSettings } from './zai-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
@@ -22,7 +23,7 @@ export const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
  * chunks plus reasoning_content), so the OpenAI-compatible reading is shared; body and error
  * codes are the platform's own.
  */
-export const createZaiBackend: BackendFactory = ({ modelName, entry }) => {
+export const createZaiBackend: BackendFactory<ZaiSettings> = ({ modelName, entry }) => {
   if (entry.apiKey === undefined) {
     throw new ApiError(
       '1221',

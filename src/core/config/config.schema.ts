@@ -1,61 +1,36 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { backendKinds } from './backend-kinds.ts';
 
-/** One public model name mapped onto an engine. Backend-specific options sit beside the common ones. */
-export const ModelEntrySchema = Type.Object(
-  {
-    backend: Type.Union(backendKinds.map((kind) => Type.Literal(kind)), {
-      description: 'Engine that serves the model.',
-    }),
-    baseUrl: Type.Optional(Type.String({ pattern: '^https?://', description: 'Engine address.' })),
-    apiKey: Type.Optional(Type.String({ minLength: 1 })),
-    upstreamModel: Type.Optional(Type.String({ minLength: 1, description: 'Model name the engine knows.' })),
-    modelPath: Type.Optional(Type.String({ minLength: 1, description: 'Local weights file (GGUF).' })),
-    timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-    maxResponseBytes: Type.Optional(
-      Type.Integer({
-        minimum: 1024,
-        description: 'HTTP engines: most bytes of one answer read whole, or of an error body (default 33554432, 32 MiB); more fails that call.',
-      }),
-    ),
-    maxConcurrency: Type.Optional(Type.Integer({ minimum: 1 })),
-    workflow: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: 'comfyui: workflow JSON file in API format with {{prompt}}, {{width}}, {{seed}}... placeholders (relative to the config file).',
-      }),
-    ),
-    pollIntervalMs: Type.Optional(
-      Type.Integer({ minimum: 10, description: 'comfyui, zai: how often a running image or video generation is asked for its result.' }),
-    ),
-    thinkingParam: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description:
-          "openai-compatible: dotted path of the engine's thinking switch (default chat_template_kwargs.enable_thinking; 'none' sends none).",
-      }),
-    ),
-    engine: Type.Optional(
-      Type.Union([Type.Literal('llama.cpp'), Type.Literal('vllm'), Type.Literal('sglang')], {
-        description:
-          "openai-compatible: which server it is, for token counting (llama.cpp: /v1/chat/completions/input_tokens or /apply-template + /tokenize; vllm: chat /tokenize; sglang: tokenizerPath needed). Left out: found from the engine's first /tokenize answer.",
-      }),
-    ),
-    vision: Type.Optional(Type.Boolean({ description: 'The engine takes image/video/file content parts.' })),
-    classifyDirection: Type.Optional(
-      Type.Boolean({
-        description: 'paddle-ocr, glm-ocr: run PaddleOCR\'s direction classifier, so pages that lie upside down read right (default false: about 0.3 s a page).',
-      }),
-    ),
-    contextSize: Type.Optional(Type.Integer({ minimum: 64, description: 'llama-cpp: context size in tokens.' })),
-    parallelSequences: Type.Optional(Type.Integer({ minimum: 1, description: 'llama-cpp: requests decoded at once.' })),
-    threads: Type.Optional(Type.Integer({ minimum: 1, description: 'llama-cpp: CPU threads.' })),
-    gpuLayers: Type.Optional(Type.Integer({ minimum: 0, description: 'llama-cpp: layers offloaded to a GPU (default 0: CPU).' })),
-    tokenizerPath: Type.Optional(Type.String({ minLength: 1, description: 'HF tokenizer.json for the tokenizer endpoint.' })),
-    chatTemplatePath: Type.Optional(Type.String({ minLength: 1, description: 'Jinja chat template (default: tokenizer_config.json beside tokenizerPath).' })),
-  },
-  { additionalProperties: false },
-);
+/**
+ * One public model name mapped onto an engine, as the platform sees it: the engine kind in
+ * `backend` and that kind's own settings, which the loader checks against the kind's schema (the
+ * engine table, passed in by the composition root). The platform itself reads only the settings
+ * of `modelSettings`.
+ */
+export interface ModelEntry {
+  readonly backend: string;
+  readonly maxConcurrency?: number;
+  readonly timeoutMs?: number;
+  readonly tokenizerPath?: string;
+  readonly chatTemplatePath?: string;
+  readonly [setting: string]: unknown;
+}
+
+/**
+ * Settings the platform reads of any model entry, for the engine settings schemas to include where
+ * they apply (one definition, one description).
+ */
+export const modelSettings = {
+  maxConcurrency: Type.Integer({
+    minimum: 1,
+    description: 'Calls (chat) or tasks (images, videos, documents) of this model the platform runs at once in one process.',
+  }),
+  timeoutMs: Type.Integer({ minimum: 1, description: 'Longest engine call in milliseconds (each engine kind has its default).' }),
+  tokenizerPath: Type.String({ minLength: 1, description: 'HF tokenizer.json for the tokenizer endpoint (relative to the config file).' }),
+  chatTemplatePath: Type.String({ minLength: 1, description: 'Jinja chat template (default: tokenizer_config.json beside tokenizerPath).' }),
+};
+
+/** Any mapping: each entry is checked against the schema of its `backend` by the loader. */
+const ModelEntryShape = Type.Unsafe<ModelEntry>(Type.Object({}));
 
 /** One agent's settings: the catalog model it calls. */
 const AgentEntry = (description: string) =>
@@ -63,7 +38,7 @@ const AgentEntry = (description: string) =>
 
 export const PlatformConfigSchema = Type.Object(
   {
-    models: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ModelEntrySchema)),
+    models: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ModelEntryShape)),
     agents: Type.Optional(
       Type.Object(
         {
@@ -108,5 +83,4 @@ export const PlatformConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export type ModelEntry = Static<typeof ModelEntrySchema>;
 export type PlatformConfig = Static<typeof PlatformConfigSchema>;

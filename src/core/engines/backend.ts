@@ -27,13 +27,14 @@ export interface BackendResources {
   readonly reader: WebReader;
 }
 
-export interface BackendContext {
+/** What a factory builds an engine from; `Settings` is its kind's settings (the engine folder's schema). */
+export interface BackendContext<Settings extends ModelEntry = ModelEntry> {
   /** The public model name the catalog maps. */
   readonly modelName: string;
-  readonly entry: ModelEntry;
+  readonly entry: Settings;
   /** Directory of relative paths in the config file (modelPath, tokenizerPath). */
   readonly configDir: string;
   readonly resources: BackendResources;
 }
 
-export type BackendFactory = (context: BackendContext) => Backend;
+export type BackendFactory<Settings extends ModelEntry = ModelEntry> = (context: BackendContext<Settings>) => Backend;

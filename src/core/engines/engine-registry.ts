@@ -5,7 +5,6 @@ import type { LayoutParser } from '../ocr/layout-parser.ts';
 import type { Transcriber } from '../media/transcriber.ts';
 import type { VideoGenerator } from '../media/video-generator.ts';
 import type { WebSearcher } from '../web/web-searcher.ts';
-import type { BackendKind } from '../config/backend-kinds.ts';
 import type { ModelEntry } from '../config/config.schema.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { instrumentBackend, type EngineCallObserver } from '../metrics/instrument-backend.ts';
@@ -24,7 +23,7 @@ export type TokenizerFilesLoader = (tokenizerPath: string, chatTemplatePath: str
  */
 export class EngineRegistry {
   readonly #models: ModelResolver;
-  readonly #factories: Partial<Record<BackendKind, BackendFactory>>;
+  readonly #factories: ReadonlyMap<string, BackendFactory>;
   readonly #configDir: string;
   readonly #loadTokenizerFiles: TokenizerFilesLoader;
   readonly #resources: BackendResources;
@@ -35,7 +34,8 @@ export class EngineRegistry {
 
   constructor(
     models: ModelResolver,
-    factories: Partial<Record<BackendKind, BackendFactory>>,
+    /** By backend kind: the engine table of the composition root. */
+    factories: ReadonlyMap<string, BackendFactory>,
     configPath: string | undefined,
     loadTokenizerFiles: TokenizerFilesLoader,
     resources: BackendResources,
@@ -115,7 +115,7 @@ export class EngineRegistry {
   #backend(model: string, entry: ModelEntry): Backend {
     let backend = this.#backends.get(model);
     if (backend === undefined) {
-      const factory = this.#factories[entry.backend];
+      const factory = this.#factories.get(entry.backend);
       backend = factory === undefined ? {} : factory({ modelName: model, entry, configDir: this.#configDir, resources: this.#resources });
       if (this.#observer !== undefined) backend = instrumentBackend(backend, model, this.#observer);
       this.#backends.set(model, backend);

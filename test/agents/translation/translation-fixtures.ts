@@ -1,6 +1,6 @@
 import type { Agent, AgentEvent, AgentInput, AgentServices } from '../../../src/agents/agent.ts';
 import { createTranslationAgent } from '../../../src/agents/translation/translation-agent.ts';
-import { createOpenAiCompatibleBackend } from '../../../src/backends/openai-compatible/openai-compatible.backend.ts';
+import { backendFactories } from '../../../src/backends/index.ts';
 import type { PlatformConfig } from '../../../src/core/config/config.schema.ts';
 import type { BackendResources } from '../../../src/core/engines/backend.ts';
 import { EngineRegistry } from '../../../src/core/engines/engine-registry.ts';
@@ -81,7 +81,7 @@ export function translationAgent(engine: FakeOpenAiServer, files: MemoryFileStor
   };
   const engines = new EngineRegistry(
     new ModelResolver(platformConfig.models ?? {}),
-    { 'openai-compatible': createOpenAiCompatibleBackend },
+    backendFactories,
     undefined,
     () => unused('tokenizer files'),
     unused<BackendResources>('backend resources'),

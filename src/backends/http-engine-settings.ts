@@ -1,0 +1,17 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * Settings of the engines reached over HTTP, defined once for every engine settings schema that
+ * takes them; each schema says whether a setting is required or optional for its kind.
+ */
+export const httpEngineSettings = {
+  baseUrl: Type.String({ pattern: '^https?://', description: 'Engine address (http or https).' }),
+  apiKey: Type.String({ minLength: 1, description: 'Sent to the engine as `Authorization: Bearer`.' }),
+  upstreamModel: Type.String({ minLength: 1, description: 'Model name the engine knows (default: the public model name).' }),
+  maxResponseBytes: Type.Integer({
+    minimum: 1024,
+    description:
+      'Most bytes of one answer read whole, or of an error body (default 33554432, 32 MiB); more fails that call. Raise it for image models that answer several large b64_json images.',
+  }),
+  pollIntervalMs: Type.Integer({ minimum: 10, description: 'How often a running image or video generation is asked for its result.' }),
+};

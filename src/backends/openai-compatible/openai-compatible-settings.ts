@@ -1,0 +1,34 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { modelSettings } from '../../core/config/config.schema.ts';
+import { httpEngineSettings } from '../http-engine-settings.ts';
+
+/** A model entry of `backend: openai-compatible`: any OpenAI-compatible chat server. */
+export const OpenAiCompatibleSettingsSchema = Type.Object(
+  {
+    backend: Type.Literal('openai-compatible'),
+    baseUrl: httpEngineSettings.baseUrl,
+    apiKey: Type.Optional(httpEngineSettings.apiKey),
+    upstreamModel: Type.Optional(httpEngineSettings.upstreamModel),
+    timeoutMs: Type.Optional(modelSettings.timeoutMs),
+    maxResponseBytes: Type.Optional(httpEngineSettings.maxResponseBytes),
+    maxConcurrency: Type.Optional(modelSettings.maxConcurrency),
+    thinkingParam: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Dotted path of the engine's thinking switch (default chat_template_kwargs.enable_thinking; 'none' sends none).",
+      }),
+    ),
+    engine: Type.Optional(
+      Type.Union([Type.Literal('llama.cpp'), Type.Literal('vllm'), Type.Literal('sglang')], {
+        description:
+          "Which server it is, for token counting (llama.cpp: /v1/chat/completions/input_tokens or /apply-template + /tokenize; vllm: chat /tokenize; sglang: tokenizerPath needed). Left out: found from the engine's first /tokenize answer.",
+      }),
+    ),
+    vision: Type.Optional(Type.Boolean({ description: 'The engine takes image/video/file content parts.' })),
+    tokenizerPath: Type.Optional(modelSettings.tokenizerPath),
+    chatTemplatePath: Type.Optional(modelSettings.chatTemplatePath),
+  },
+  { additionalProperties: false },
+);
+
+export type OpenAiCompatibleSettings = Static<typeof OpenAiCompatibleSettingsSchema>;
