@@ -102,6 +102,8 @@ function checkPolicy(input: unknown): KeyPolicy {
   if (validatePolicy(input)) return input;
   const first = validatePolicy.errors?.[0];
   const path = `policy${(first?.instancePath ?? '').replaceAll('/', '.')}`;
+  // Ajv reports an unknown field at its parent ("must NOT have additional properties"): name the field itself.
+  if (first?.keyword === 'additionalProperties') throw invalidField(`${path}.${String(first.params['additionalProperty'])}`, 'is not a policy field');
   throw invalidField(path, first?.message ?? 'not a key policy');
 }
 

@@ -24,8 +24,7 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
     case 'list':
       return withPlatform(flags, async (platform) => {
         const keys = await platform.keyAdmin.list();
-        if (keys.length === 0) console.log('No API keys.');
-        for (const key of keys) console.log(describe(key));
+        console.log(keys.length === 0 ? 'No API keys.' : keyTable(keys));
         return 0;
       });
     case 'revoke':
@@ -49,7 +48,7 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
             console.error(`No key with id ${id}.`);
             return 1;
           }
-          console.log(describe(view));
+          console.log(keyTable([view]));
           return 0;
         }),
       );
@@ -59,12 +58,21 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
   }
 }
 
-/** One line per key: id, creation, state, name, scope and policy; never the secret. */
-function describe(key: KeyView): string {
+const keyColumns = ['id', 'created', 'state', 'name', 'scope', 'policy'] as const;
+
+/** A key's cells under keyColumns: never its secret. */
+function keyCells(key: KeyView): string[] {
   const state = key.revokedAt === null ? 'active' : `revoked ${new Date(key.revokedAt).toISOString()}`;
   const { scope, ...limits } = key.policy ?? {};
   const policy = Object.keys(limits).length === 0 ? '' : JSON.stringify(limits);
-  return `${key.id}  ${new Date(key.createdAt).toISOString()}  ${state}  ${key.name ?? ''}  ${scope ?? 'user'}  ${policy}`.trimEnd();
+  return [key.id, new Date(key.createdAt).toISOString(), state, key.name ?? '', scope ?? 'user', policy];
+}
+
+/** A header row, then one row per key, columns aligned two spaces apart. */
+function keyTable(keys: readonly KeyView[]): string {
+  const rows = [[...keyColumns], ...keys.map(keyCells)];
+  const widths = keyColumns.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
 }
 
 function readPolicy(text: string | undefined, admin: boolean): Record<string, unknown> | undefined | Error {

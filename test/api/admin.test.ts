@@ -139,7 +139,7 @@ describe('CLI keys commands run the same operations as the admin API', () => {
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /policy\.quota\.period/);
     const listed = await runCli(['keys', 'list'], environment);
-    assert.match(listed.stdout, new RegExp(`${id} .* active {2}ops {2}user {2}\\{"models":\\["glm-4.7"\\]`));
+    assert.match(listed.stdout, new RegExp(`${id} .* active {2,}ops {2,}user {2,}\\{"models":\\["glm-4.7"\\]`));
 
     // What the CLI wrote is what the admin API reads.
     const platform = await openPlatform(readSettings(environment), environment);

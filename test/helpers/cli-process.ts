@@ -9,10 +9,13 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs `model-platform <args>` to completion with only the given environment (plus PATH). */
-export function runCli(args: readonly string[], environment: NodeJS.ProcessEnv): Promise<CliResult> {
+/**
+ * Runs `model-platform <args>` to completion with only the given environment (plus PATH);
+ * `binary`: another copy of bin/model-platform.js (a compiled package's).
+ */
+export function runCli(args: readonly string[], environment: NodeJS.ProcessEnv, binary = cli): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env['PATH'], ...environment } });
+    const child = spawn(process.execPath, [binary, ...args], { env: { PATH: process.env['PATH'], ...environment } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -33,10 +36,10 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `model-platform serve` on a free loopback port and waits until it listens. */
-export function startServer(environment: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<ServerProcess> {
+/** Starts `model-platform serve` on a free loopback port and waits until it listens; `binary` as for runCli. */
+export function startServer(environment: NodeJS.ProcessEnv, args: readonly string[] = [], binary = cli): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'serve', ...args], {
+    const child = spawn(process.execPath, [binary, 'serve', ...args], {
       env: { PATH: process.env['PATH'], PORT: '0', HOST: '127.0.0.1', ...environment },
     });
     let stdout = '';

@@ -1,0 +1,129 @@
+import type { CliOptionName, CommandFlags } from './cli-flags.ts';
+
+/**
+ * One command of the command line. Its module is imported only when it runs, so `--help`,
+ * `--version` and refused command lines load none of the platform.
+ */
+export interface CliCommand {
+  /** The words that name it: ['serve'], ['keys', 'create']. */
+  readonly words: readonly string[];
+  /** Its arguments after the words, as usage shows them. */
+  readonly argumentsUsage?: string;
+  readonly minArguments: number;
+  readonly maxArguments: number;
+  /** The options it takes, each with what it does for this command. */
+  readonly options: Readonly<Partial<Record<CliOptionName, string>>>;
+  /** One line for the list of commands. */
+  readonly summary: string;
+  /** More for `<command> --help`. */
+  readonly details?: string;
+  readonly run: (args: readonly string[], flags: CommandFlags) => Promise<number>;
+}
+
+const config = 'the config file (default: MODEL_PLATFORM_CONFIG)';
+const storage = { config } as const;
+
+export const cliCommands: readonly CliCommand[] = [
+  {
+    words: ['serve'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: { config, port: 'listen on port N (default: PORT, else 8080)', host: 'listen on address H (default: HOST, else 0.0.0.0)', 'no-workers': 'API only: run no task workers (run `model-platform worker` processes instead)' },
+    summary: 'start the HTTP server (and task workers, unless --no-workers)',
+    details: 'SIGINT or SIGTERM stops taking connections, lets requests in flight finish, then exits.',
+    run: async (_args, flags) => (await import('./serve.command.ts')).runServe(flags),
+  },
+  {
+    words: ['worker'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: { config, port: 'serve /healthz, /readyz and /metrics on port N (none without it)', host: 'the address of --port (default: HOST, else 0.0.0.0)' },
+    summary: 'run task workers only, to scale them apart from serve',
+    details: 'Workers share the database with the API nodes (and REDIS_URL for BullMQ). SIGINT or SIGTERM hands running tasks back to the queue.',
+    run: async (_args, flags) => (await import('./worker.command.ts')).runWorker(flags),
+  },
+  {
+    words: ['migrate'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: storage,
+    summary: 'apply pending database migrations',
+    run: async (_args, flags) => (await import('./migrate.command.ts')).runMigrate(flags),
+  },
+  {
+    words: ['keys', 'create'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: { config, name: 'a name to tell the key by', admin: 'the key may call the admin API (/admin)', policy: 'its limits, for example \'{"requestsPerMinute":60}\'' },
+    summary: 'create an API key and print it once',
+    run: async (args, flags) => (await import('./keys.command.ts')).runKeys(['create', ...args], flags),
+  },
+  {
+    words: ['keys', 'list'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: storage,
+    summary: 'list API keys (ids, names, state, policies; never secrets)',
+    run: async (args, flags) => (await import('./keys.command.ts')).runKeys(['list', ...args], flags),
+  },
+  {
+    words: ['keys', 'revoke'],
+    argumentsUsage: '<id>',
+    minArguments: 1,
+    maxArguments: 1,
+    options: storage,
+    summary: 'revoke a key at once',
+    run: async (args, flags) => (await import('./keys.command.ts')).runKeys(['revoke', ...args], flags),
+  },
+  {
+    words: ['keys', 'policy'],
+    argumentsUsage: '<id> <JSON>',
+    minArguments: 2,
+    maxArguments: 2,
+    options: storage,
+    summary: "replace a key's limits",
+    details: `For example: model-platform keys policy <id> '{"requestsPerMinute":60,"quota":{"period":"day","calls":1000}}'`,
+    run: async (args, flags) => (await import('./keys.command.ts')).runKeys(['policy', ...args], flags),
+  },
+  {
+    words: ['config', 'check'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: storage,
+    summary: 'validate the environment and the config file, then exit',
+    run: async (_args, flags) => (await import('./config-check.command.ts')).runConfigCheck(flags),
+  },
+  {
+    words: ['index', 'add'],
+    argumentsUsage: '<url|file|dir|sitemap>...',
+    minArguments: 1,
+    maxArguments: Number.POSITIVE_INFINITY,
+    options: { config, refresh: 'read again the pages indexed already' },
+    summary: 'add pages to the local search index',
+    details: 'Exit code 1 when any item failed (the others are indexed all the same); Ctrl-C keeps what is stored, and running it again goes on.',
+    run: async (args, flags) => (await import('./index.command.ts')).runIndex(['add', ...args], flags),
+  },
+  {
+    words: ['index', 'remove'],
+    argumentsUsage: '<url|prefix*>',
+    minArguments: 1,
+    maxArguments: 1,
+    options: storage,
+    summary: 'remove a page, or every page under a prefix',
+    run: async (args, flags) => (await import('./index.command.ts')).runIndex(['remove', ...args], flags),
+  },
+  {
+    words: ['usage', 'report'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: {
+      config,
+      by: 'sum by UTC day (default), key, model or endpoint, or several: --by key,model',
+      from: 'first UTC day (default: 29 days before --to)',
+      to: 'last UTC day (default: today)',
+      format: 'a table (default) or CSV',
+    },
+    summary: 'usage sums by UTC day, key, model or endpoint',
+    run: async (args, flags) => (await import('./usage.command.ts')).runUsage(['report', ...args], flags),
+  },
+];
