@@ -5,6 +5,7 @@ import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
 import { openPlatform } from '../platform/open-platform.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { exitAfterShutdown } from './exit-after-shutdown.ts';
+import { startupBanner } from './startup-banner.ts';
 
 export interface ServeFlags extends CliFlags {
   /** API only: tasks are run by `model-platform worker` processes on the same database. */
@@ -18,7 +19,9 @@ export async function runServe(flags: ServeFlags): Promise<number> {
   await ensureInitialKey(platform, (line) => console.log(line));
   if (flags['no-workers'] !== true) platform.startWorkers();
   const app = await buildApp({ ...platform, logger: { level: process.env['LOG_LEVEL'] ?? 'info' } }, serverLimitsFromSettings(settings));
-  await app.listen({ port: settings.port, host: settings.host });
+  const address = await app.listen({ port: settings.port, host: settings.host });
+  const banner = startupBanner({ address, publicUrl: settings.publicUrl, config: platform.config });
+  app.log.info(banner.fields, banner.message);
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       app.log.info({ signal }, 'shutting down: waiting for in-flight requests');

@@ -1,0 +1,79 @@
+import type { PlatformConfig } from '../core/config/config.schema.ts';
+import { capabilityLabels, type Capability } from '../core/models/capability.ts';
+import { platformModels } from '../core/models/platform-models.ts';
+import { zeroConfigModels } from '../core/models/zero-config-models.ts';
+
+/** A model of the config file and the engine serving it: its kind and, for HTTP engines, the host (never a key or a path). */
+export interface ConfiguredModel {
+  readonly model: string;
+  readonly backend: string;
+  readonly engineHost?: string;
+}
+
+/** What serves with no config file at all. */
+export interface ZeroConfigurationFeature {
+  readonly feature: string;
+  /** The model names it answers to, when it takes one. */
+  readonly models?: readonly string[];
+  readonly backend: string;
+}
+
+export interface StartupBanner {
+  readonly message: string;
+  readonly fields: {
+    readonly address: string;
+    readonly docs: string;
+    readonly models: readonly ConfiguredModel[];
+    readonly noConfiguration: readonly ZeroConfigurationFeature[];
+  };
+}
+
+/**
+ * The line `serve` logs once it listens: where it is, where its API docs are, which models the
+ * config file maps onto which engines, and what works with no configuration (the in-process
+ * engines the config file does not override). `address` is the one it listens on;
+ * `publicUrl` (MODEL_PLATFORM_PUBLIC_URL), when set, is where clients reach it.
+ */
+export function startupBanner(options: { readonly address: string; readonly publicUrl: string | undefined; readonly config: PlatformConfig }): StartupBanner {
+  const base = (options.publicUrl ?? reachable(options.address)).replace(/\/+$/, '');
+  const docs = `${base}/docs`;
+  const configured = options.config.models ?? {};
+  const models = Object.entries(configured)
+    .map(([model, entry]) => configuredModel(model, entry))
+    .sort((left, right) => left.model.localeCompare(right.model));
+  const noConfiguration = zeroConfigurationFeatures(new Set(Object.keys(configured)));
+  const engines = models.map(({ model, backend, engineHost }) => `${model} -> ${backend}${engineHost === undefined ? '' : ` at ${engineHost}`}`);
+  const message = [
+    `model-platform serving on ${options.address}`,
+    `API docs at ${docs}`,
+    models.length === 0 ? 'no models configured' : `configured: ${engines.join(', ')}`,
+    `with no configuration: ${noConfiguration.map(({ feature }) => feature).join(', ')}`,
+  ].join('; ');
+  return { message, fields: { address: options.address, docs, models, noConfiguration } };
+}
+
+function configuredModel(model: string, entry: { readonly backend: string }): ConfiguredModel {
+  const baseUrl = 'baseUrl' in entry ? entry.baseUrl : undefined;
+  const engineHost = typeof baseUrl === 'string' && URL.canParse(baseUrl) ? new URL(baseUrl).host : undefined;
+  return engineHost === undefined ? { model, backend: entry.backend } : { model, backend: entry.backend, engineHost };
+}
+
+/** The zero-configuration models by feature, less those the config file maps elsewhere; and the reader, which takes no model. */
+function zeroConfigurationFeatures(overridden: ReadonlySet<string>): ZeroConfigurationFeature[] {
+  const features: ZeroConfigurationFeature[] = [];
+  for (const capability of Object.keys(platformModels) as Capability[]) {
+    const byBackend = new Map<string, string[]>();
+    for (const model of platformModels[capability]) {
+      const entry = Object.hasOwn(zeroConfigModels, model) && !overridden.has(model) ? zeroConfigModels[model] : undefined;
+      if (entry !== undefined) byBackend.set(entry.backend, [...(byBackend.get(entry.backend) ?? []), model]);
+    }
+    for (const [backend, models] of byBackend) features.push({ feature: capabilityLabels[capability], models, backend });
+  }
+  features.push({ feature: capabilityLabels.read, backend: 'built-in reader' });
+  return features;
+}
+
+/** A wildcard listening address (0.0.0.0, ::) as one a browser on this machine can open. */
+function reachable(address: string): string {
+  return address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://[::1]');
+}
