@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { modelSettings } from '../core/config/config.schema.ts';
 
 /**
  * Settings of the engines reached over HTTP, defined once for every engine settings schema that
@@ -14,4 +15,17 @@ export const httpEngineSettings = {
       'Most bytes of one answer read whole, or of an error body (default 33554432, 32 MiB); more fails that call. Raise it for image models that answer several large b64_json images.',
   }),
   pollIntervalMs: Type.Integer({ minimum: 10, description: 'How often a running image or video generation is asked for its result.' }),
+};
+
+/**
+ * The settings every OpenAI-compatible server kind takes (chat, images, transcription, GLM-OCR's
+ * vision server): where it is, how to sign in, the model's name there, and the call limits.
+ */
+export const openAiServerSettings = {
+  baseUrl: httpEngineSettings.baseUrl,
+  apiKey: Type.Optional(httpEngineSettings.apiKey),
+  upstreamModel: Type.Optional(httpEngineSettings.upstreamModel),
+  timeoutMs: Type.Optional(modelSettings.timeoutMs),
+  maxResponseBytes: Type.Optional(httpEngineSettings.maxResponseBytes),
+  maxConcurrency: Type.Optional(modelSettings.maxConcurrency),
 };

@@ -1,17 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { modelSettings } from '../../core/config/config.schema.ts';
-import { httpEngineSettings } from '../http-engine-settings.ts';
+import { openAiServerSettings } from '../http-engine-settings.ts';
 
 /** A model entry of `backend: openai-compatible`: any OpenAI-compatible chat server. */
 export const OpenAiCompatibleSettingsSchema = Type.Object(
   {
     backend: Type.Literal('openai-compatible'),
-    baseUrl: httpEngineSettings.baseUrl,
-    apiKey: Type.Optional(httpEngineSettings.apiKey),
-    upstreamModel: Type.Optional(httpEngineSettings.upstreamModel),
-    timeoutMs: Type.Optional(modelSettings.timeoutMs),
-    maxResponseBytes: Type.Optional(httpEngineSettings.maxResponseBytes),
-    maxConcurrency: Type.Optional(modelSettings.maxConcurrency),
+    ...openAiServerSettings,
     thinkingParam: Type.Optional(
       Type.String({
         minLength: 1,
