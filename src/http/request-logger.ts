@@ -10,8 +10,8 @@ type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
 /**
  * A request's logger (`request.log`) that becomes a real child of the app's logger only when a
- * line at an enabled level is written: most requests write none, and a pino child per request
- * (its bindings serialised at once) was ~1% of a chat call's CPU (BENCHMARKS.md "bench:chat").
+ * line at an enabled level is written: most requests write none, and a pino child serialises its
+ * bindings as it is made, work wasted on every request that logs nothing.
  */
 class RequestLogger implements FastifyBaseLogger {
   readonly #parent: FastifyBaseLogger;

@@ -46,7 +46,6 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
       let chatRequest = toChatRequest(body, abortOnDisconnect(reply));
-      // Checked first: most requests have no remote media, and an await costs a turn of the event loop's microtasks.
       if (hasRemoteMedia(chatRequest)) chatRequest = await inlineRemoteMedia(chatRequest, mediaFetcher);
       let header = answerHeader(request, body.model);
       const searchTool = webSearchTool(body);

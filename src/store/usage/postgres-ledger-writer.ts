@@ -37,9 +37,8 @@ const dailyColumns: readonly [keyof UsageDailyTable, string][] = [
 /**
  * PostgreSQL: a ledger batch and its sums for the daily rollups, in the caller's transaction, as
  * two statements of the same text every time: each column travels as one array parameter that
- * `unnest` turns back into rows. Built by Kysely as a multi-row VALUES list, a 500-row batch was
- * 8500 parameters and a query tree built and compiled anew, the largest single cost of a fleet
- * node's request path (BENCHMARKS.md "bench:fleet").
+ * `unnest` turns back into rows. A multi-row VALUES list would make a 500-row batch 8500
+ * parameters and a query that Kysely builds and PostgreSQL plans anew for every batch.
  */
 export async function writePostgresBatch(transaction: Transaction<DatabaseSchema>, rows: readonly UsageRecordTable[]): Promise<void> {
   await insertColumns(transaction, 'usage_records', recordColumns, rows);

@@ -13,11 +13,11 @@ interface PendingBatch {
 
 /**
  * Writes ledger batches on SQLite from a thread of its own, with a connection of its own to the
- * same file, so the ~6 µs of SQLite work per row (four B-trees) is off the request path's thread
- * (BENCHMARKS.md "bench:chat", session 7). A batch is written whole or not at all (its
- * transaction); a failed batch, or one lost with the thread, rejects, and the UsageRecorder keeps
- * its records for the next try. The thread starts with the first batch and keeps the process
- * alive only while a batch is on its way.
+ * same file, so SQLite's work for every row (it updates four B-trees) stays off the thread that
+ * answers requests. A batch is written whole or not at all (its transaction); a failed batch, or
+ * one lost with the thread, rejects, and the UsageRecorder keeps its records for the next try.
+ * The thread starts with the first batch and keeps the process alive only while a batch is on
+ * its way.
  */
 export class SqliteLedgerThread {
   readonly #path: string;

@@ -16,16 +16,14 @@ const dailyColumns = ['day', 'key_id', 'model', 'endpoint', 'calls', ...summedCo
 
 /**
  * Writes ledger batches on SQLite: the rows and the batch's sums for the daily rollups in one
- * synchronous transaction, through statements prepared once. A query built, compiled and
- * prepared anew for every batch of 500 rows (with a trigger adding each row to its rollup) cost
- * ~14 µs a row, this ~4 (BENCHMARKS.md "bench:chat"). It runs in the ledger's writer thread on a
- * connection of its own (sqlite-ledger-worker.ts).
+ * synchronous transaction, through statements prepared once rather than a query built and
+ * compiled for every batch (or a trigger run for every row). It runs in the ledger's writer thread
+ * on a connection of its own (sqlite-ledger-worker.ts).
  */
 export class SqliteLedgerWriter {
   readonly #write: SqliteDatabase.Transaction<(rows: readonly UsageRecordTable[]) => void>;
 
   constructor(sqlite: SqliteDatabase.Database) {
-    // Positional parameters: binding by name cost ~2 µs more a row.
     const insertRecord = sqlite.prepare(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES (${recordColumns.map(() => '?').join(', ')})`);
     const addToRollup = sqlite.prepare(
       `INSERT INTO usage_daily (${dailyColumns.join(', ')}) VALUES (${dailyColumns.map(() => '?').join(', ')})

@@ -18,7 +18,7 @@ function randomHex(bytes: number): string {
  * A UUID version 7 (RFC 9562): the creation time in ms first, then 74 random bits. Ledger rows get
  * these instead of random UUIDs because their primary key index then grows at its right edge: a
  * batch of rows fills a few pages instead of touching one page per row across the whole index
- * (SQLite wrote a batch of 500 rows in ~60% of the time; PostgreSQL's B-tree gains alike).
+ * (SQLite's and PostgreSQL's B-trees alike).
  */
 export function timeOrderedId(createdAt: number): string {
   const time = Math.max(0, Math.floor(createdAt)).toString(16).padStart(12, '0').slice(-12);

@@ -23,8 +23,8 @@ export interface PaddleOcrOptions {
    */
   readonly classifyDirection?: boolean;
   /**
-   * Lines recognised per inference; default 1, each line at its own width: on the pages of
-   * bench:ocr batches of 2 and 3 (padded to the wider line) took 6% and 10% more CPU.
+   * Lines recognised per inference; default 1, each line at its own width: a batch pads its lines
+   * to the widest, and on bench:ocr's pages that padding cost more CPU than batching saved.
    */
   readonly recognitionBatchSize?: number;
   /** Lines whose mean character probability is below this are dropped; default 0.5 (PaddleOCR's). */
