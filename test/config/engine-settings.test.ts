@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { modelEntrySchema } from '../../src/backends/index.ts';
 import { closestKey } from '../../src/core/config/closest-key.ts';
@@ -111,5 +112,23 @@ describe('did you mean', () => {
     assert.equal(closestKey('colour', ['baseUrl', 'apiKey', 'timeoutMs']), undefined);
     assert.equal(closestKey('key', ['apiKey']), undefined);
     assert.equal(closestKey('apikey', ['apiKey', 'baseUrl']), 'apiKey');
+  });
+});
+
+describe('the README table of engine settings', () => {
+  it('lists each kind with exactly the settings of its schema, the required ones in bold', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const listed = new Map<string, { settings: string[]; required: string[] }>();
+    for (const [, kinds = '', cells = ''] of readme.matchAll(/^\| (`[a-z-]+`(?:, `[a-z-]+`)*) \| (.*) \|$/gm)) {
+      const settings = cells === 'none' ? [] : [...cells.matchAll(/\*{0,2}`([A-Za-z]+)`\*{0,2}(?: \(default [^)]*\))?/g)].map((match) => match[1] ?? '');
+      const required = [...cells.matchAll(/\*\*`([A-Za-z]+)`\*\*/g)].map((match) => match[1] ?? '');
+      for (const [, kind = ''] of kinds.matchAll(/`([a-z-]+)`/g)) listed.set(kind, { settings, required });
+    }
+    for (const schema of modelEntrySchema.anyOf) {
+      const kind = String((schema.properties['backend'] as { const?: unknown }).const);
+      const settings = Object.keys(schema.properties).filter((key) => key !== 'backend');
+      assert.deepEqual(listed.get(kind)?.settings.sort(), settings.sort(), kind);
+      assert.deepEqual(listed.get(kind)?.required.sort(), (schema.required ?? []).filter((key) => key !== 'backend').sort(), kind);
+    }
   });
 });
