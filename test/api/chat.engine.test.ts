@@ -161,6 +161,24 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     assert.equal((whole.at(-1)?.['choices'] as { finish_reason: string }[])[0]?.finish_reason, 'tool_calls');
   });
 
+  it('says what was flagged (content_filter) when an answer ends sensitive: on the sync answer and on the last chunk', async () => {
+    engine.enqueue(
+      { kind: 'json', body: vllmCompletion({ content: 'Part', finishReason: 'content_filter' }) },
+      sseReply(vllmReasoningStream({ content: ['Pa', 'rt'], finishReason: 'content_filter' })),
+    );
+    const sync = (await postJson(test, url, { model: 'glm-4.7', messages: user })).json() as Record<string, unknown>;
+    assert.equal((sync['choices'] as { finish_reason: string }[])[0]?.finish_reason, 'sensitive');
+    assert.deepEqual(sync['content_filter'], [{ role: 'assistant', level: 1 }]);
+    const events = parseSseBody((await postJson(test, url, { model: 'glm-4.7', messages: user, stream: true })).body);
+    const last = events.at(-1) as Record<string, unknown>;
+    assert.equal((last['choices'] as { finish_reason: string }[])[0]?.finish_reason, 'sensitive');
+    assert.deepEqual(last['content_filter'], [{ role: 'assistant', level: 1 }]);
+    assert.ok(events.slice(0, -1).every((event) => !('content_filter' in event)), 'only the last chunk says it');
+    // An answer that was not flagged carries no verdict.
+    engine.enqueue({ kind: 'json', body: vllmCompletion({ content: 'Fine' }) });
+    assert.equal('content_filter' in (await postJson(test, url, { model: 'glm-4.7', messages: user })).json(), false);
+  });
+
   it('answers an engine error before the first chunk with a real status and error body', async () => {
     engine.enqueue(vllmError(400, 'temperature must be positive'));
     const response = await postJson(test, url, { model: 'glm-4.7', messages: user, stream: true });

@@ -119,6 +119,8 @@ describe('POST /paas/v4/images/generations on real engines', () => {
     openaiImages.reply({ kind: 'error', status: 400, message: 'Your request was rejected as a result of our safety system.', code: 'content_policy_violation' });
     const refused = await postJson(test, syncUrl, { model: 'my-painter', prompt: 'x' });
     assertPlatformError(refused, { status: 400, code: '1301', mentions: ['safety system'] });
+    // The engine refused the caller's prompt and gave no severity.
+    assert.deepEqual((refused.json() as { contentFilter: unknown }).contentFilter, [{ role: 'user', level: 1 }]);
   });
 });
 

@@ -152,6 +152,14 @@ describe('zai: errors', () => {
     assertApiError(await rejection(chat.generate(chatRequest())), '1302', 'High concurrency');
   });
 
+  it("passes on the contentFilter verdicts of a 1301 (unknown roles and levels dropped)", async () => {
+    const verdicts = [{ level: 0, role: 'history' }, { level: 1, role: 'someone' }, { level: 9, role: 'user' }];
+    upstream.enqueue(jsonReply({ contentFilter: verdicts, error: { code: '1301', message: 'Unsafe content.' } }, 400));
+    const error = await rejection(openBackend().chat.generate(chatRequest()));
+    assertApiError(error, '1301', 'Unsafe content.');
+    assert.deepEqual((error as ApiError).toBody(), { contentFilter: [{ role: 'history', level: 0 }], error: { code: '1301', message: 'Unsafe content.' } });
+  });
+
   it('reports a code this server does not know as 500 naming it', async () => {
     upstream.enqueue(upstreamError(500, '1999', 'Something new.'));
     assertApiError(await rejection(openBackend().chat.generate(chatRequest())), '500', '1999');

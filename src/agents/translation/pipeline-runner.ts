@@ -2,6 +2,7 @@ import type { ChatModel } from '../../core/chat/chat-model.ts';
 import type { ChatMessage, FinishReason } from '../../core/chat/chat-types.ts';
 import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
+import { flaggedWithoutLevel } from '../../core/errors/content-filter.ts';
 import type { AgentEvent } from '../agent.ts';
 import { agentChatRequest } from '../agent-chat-request.ts';
 import { AgentUsageTally } from '../agent-usage-tally.ts';
@@ -105,6 +106,7 @@ function agentFinish(reason: FinishReason): AgentFinish {
     case 'network_error':
       return 'network_error';
     case 'sensitive':
-      throw new ApiError('1301', 'The text or its translation was flagged as unsafe or sensitive by the model.');
+      // The model stopped its own answer: the flagged side is the assistant's.
+      throw new ApiError('1301', 'The text or its translation was flagged as unsafe or sensitive by the model.', {}, flaggedWithoutLevel('assistant'));
   }
 }

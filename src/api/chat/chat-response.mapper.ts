@@ -1,4 +1,5 @@
 import type { ChatResult, ChatUsage, FinishReason, ToolCall } from '../../core/chat/chat-types.ts';
+import { flaggedWithoutLevel } from '../../core/errors/content-filter.ts';
 import type { WireSearchResult } from '../shared/search-result.mapper.ts';
 
 /** What every chunk and response of one call shares. */
@@ -46,7 +47,16 @@ export function toChatCompletion(header: ChatAnswerHeader, result: ChatResult) {
     ],
     usage: toWireUsage(result.usage),
     ...(header.webSearch === undefined ? {} : { web_search: header.webSearch }),
+    ...contentFilterOf(result.finishReason),
   };
+}
+
+/**
+ * An answer that ended `sensitive` says what was flagged (platform-facts §3.2): the answer itself.
+ * Engines report only that they stopped, so the verdict has no severity of their own.
+ */
+function contentFilterOf(reason: FinishReason) {
+  return reason === 'sensitive' ? { content_filter: [...flaggedWithoutLevel('assistant')] } : {};
 }
 
 /** A delta of a streamed answer (platform-facts §3.2): every delta says role assistant. */
@@ -72,7 +82,7 @@ export function toChunk(header: ChatAnswerHeader, delta: WireDelta) {
   };
 }
 
-/** The last chunk: finish_reason, role assistant with empty content, and usage (spec "Events" 2). */
+/** The last chunk: finish_reason, role assistant with empty content, usage (spec "Events" 2), and content_filter when sensitive. */
 export function toFinalChunk(header: ChatAnswerHeader, reason: FinishReason, usage: ChatUsage) {
   return {
     id: header.id,
@@ -81,5 +91,6 @@ export function toFinalChunk(header: ChatAnswerHeader, reason: FinishReason, usa
     choices: [{ index: 0, delta: { role: 'assistant' as const, content: '' }, finish_reason: reason }],
     usage: toWireUsage(usage),
     ...(header.webSearch === undefined ? {} : { web_search: header.webSearch }),
+    ...contentFilterOf(reason),
   };
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ChatUsage, ModelName, RequestId, SearchResultItem, StringEnum, UserId } from '../shared/common.schema.ts';
+import { ChatUsage, ContentFilterVerdicts, ModelName, RequestId, SearchResultItem, StringEnum, UserId } from '../shared/common.schema.ts';
 import { ChatMessage, ToolCall } from '../shared/message.schema.ts';
 import { ChatTool, maxTools } from '../shared/tool.schema.ts';
 
@@ -60,6 +60,7 @@ export const ChatCompletionResponse = Type.Object({
   ),
   usage: ChatUsage,
   web_search: Type.Optional(Type.Array(SearchResultItem)),
+  content_filter: Type.Optional(sensitiveVerdicts()),
 });
 
 /** One `data:` event of a chat stream (platform-facts §3.2, §3.3). */
@@ -90,4 +91,10 @@ export const ChatCompletionChunk = Type.Object({
   ),
   usage: Type.Optional(ChatUsage),
   web_search: Type.Optional(Type.Array(SearchResultItem)),
+  content_filter: Type.Optional(sensitiveVerdicts()),
 });
+
+/** `content_filter` of an answer that ended `sensitive` (platform-facts §3.2): on the sync answer and the last chunk. */
+function sensitiveVerdicts() {
+  return ContentFilterVerdicts('Only when finish_reason is sensitive: what was flagged; level 1 where the engine gave no severity.');
+}

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
+import { ContentFilterVerdicts, ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
 
 export const imageQualities = ['hd', 'standard'] as const;
 
@@ -51,23 +51,14 @@ export const AsyncImageGenerationRequest = Type.Object({
 
 export type AsyncImageGenerationRequest = Static<typeof AsyncImageGenerationRequest>;
 
-export const contentFilterRoles = ['assistant', 'user', 'history'] as const;
-
 /** Image result (spec "Image result"; platform-facts §8.4: `data[].url` is absolute). */
 export const ImageGenerationResponse = Type.Object({
   created: Type.Integer({ description: 'Unix timestamp, seconds.' }),
   data: Type.Array(Type.Object({ url: Type.String({ description: 'Absolute URL of the generated image.' }) })),
   content_filter: Type.Optional(
-    Type.Array(
-      Type.Object({
-        role: StringEnum(contentFilterRoles, { description: 'assistant: model inference; user: user input; history: earlier context.' }),
-        level: Type.Integer({ minimum: 0, maximum: 3, description: '0 most severe, 3 least severe.' }),
-      }),
-      {
-        description:
-          "Content-safety verdicts: the engine's own when it has a classifier (the upstream platform); otherwise " +
-          "[{role: 'assistant', level: 3}], since nothing flagged the result.",
-      },
+    ContentFilterVerdicts(
+      "Content-safety verdicts: the engine's own when it has a classifier (the upstream platform); otherwise " +
+        "[{role: 'assistant', level: 3}], since nothing flagged the result.",
     ),
   ),
 });

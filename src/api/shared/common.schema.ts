@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { contentFilterRoles } from '../../core/errors/content-filter.ts';
 
 /** Shared request fields (spec "Shared request fields"). */
 export const RequestId = Type.String({
@@ -18,9 +19,25 @@ export function ModelName(description: string) {
   return Type.String({ minLength: 1, description });
 }
 
+/** Content-safety verdicts (platform-facts §2.1, §3.2): which side was flagged, and how severely. */
+export function ContentFilterVerdicts(description: string) {
+  return Type.Array(
+    Type.Object({
+      role: StringEnum(contentFilterRoles, { description: 'assistant: model inference; user: user input; history: earlier context.' }),
+      level: Type.Integer({ minimum: 0, maximum: 3, description: '0 most severe, 3 least severe.' }),
+    }),
+    { description },
+  );
+}
+
 /** The platform error body (platform-facts §2.1). */
 export const ErrorBody = Type.Object(
   {
+    contentFilter: Type.Optional(
+      ContentFilterVerdicts(
+        'Code 1301 only: what was flagged; level 1 where the engine gave no severity (every engine but the upstream platform).',
+      ),
+    ),
     error: Type.Object({
       code: Type.String({ pattern: '^[0-9]+$', description: 'Business error code, a string of digits.' }),
       message: Type.String(),

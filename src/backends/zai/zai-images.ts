@@ -6,8 +6,8 @@ import { imageTypeOf } from '../../tools/media/media-signature.ts';
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
 import type { ZaiAsyncTask } from './zai-async-task.ts';
+import { readContentFilter } from './zai-content-filter.ts';
 
-const roles: readonly string[] = ['assistant', 'user', 'history'];
 
 /**
  * Image generation on the upstream platform: `POST /images/generations` for the synchronous
@@ -57,16 +57,4 @@ export class ZaiImageGenerator implements ImageGenerator {
       return { images, contentFilter };
     });
   }
-}
-
-function readContentFilter(value: unknown): ContentFilterVerdict[] | undefined {
-  const verdicts: ContentFilterVerdict[] = [];
-  for (const item of asArray(value)) {
-    const role = asString(asRecord(item)?.['role']);
-    const level = asRecord(item)?.['level'];
-    if (role !== undefined && roles.includes(role) && typeof level === 'number' && Number.isInteger(level)) {
-      verdicts.push({ role: role as ContentFilterVerdict['role'], level });
-    }
-  }
-  return verdicts.length > 0 ? verdicts : undefined;
 }

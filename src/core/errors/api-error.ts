@@ -1,3 +1,4 @@
+import { flaggedWithoutLevel, type ContentFilterVerdict } from './content-filter.ts';
 import { errorCatalogue, type ErrorCode } from './error-catalogue.ts';
 import { capErrorMessage, quoteClientValue } from './quote-client-value.ts';
 
@@ -8,8 +9,11 @@ export class ApiError extends Error {
   readonly retryable: boolean;
   /** Extra response headers (for example `Retry-After`). */
   readonly headers: Readonly<Record<string, string>>;
+  /** 1301 only: what was flagged, sent as the top-level `contentFilter` beside `error` (platform-facts §2.1). */
+  readonly contentFilter: readonly ContentFilterVerdict[] | undefined;
 
-  constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}) {
+  /** `contentFilter` is for 1301; without it, a 1301 says the caller's input was flagged. */
+  constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}, contentFilter?: readonly ContentFilterVerdict[]) {
     const entry = errorCatalogue[code];
     // Capped: a message that quotes a caller's value whole must not echo megabytes back.
     super(capErrorMessage(message ?? entry.message));
@@ -18,10 +22,12 @@ export class ApiError extends Error {
     this.status = entry.status;
     this.retryable = entry.retryable;
     this.headers = headers;
+    this.contentFilter = code === '1301' ? (contentFilter ?? flaggedWithoutLevel('user')) : undefined;
   }
 
-  toBody(): { error: { code: string; message: string } } {
-    return { error: { code: this.code, message: this.message } };
+  toBody(): { contentFilter?: ContentFilterVerdict[]; error: { code: string; message: string } } {
+    const error = { code: this.code, message: this.message };
+    return this.contentFilter === undefined ? { error } : { contentFilter: [...this.contentFilter], error };
   }
 }
 

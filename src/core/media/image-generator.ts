@@ -1,3 +1,5 @@
+import type { ContentFilterVerdict } from '../errors/content-filter.ts';
+
 /** One image request, the platform's rules already checked and defaults applied. */
 export interface ImageRequest {
   readonly model: string;
@@ -20,11 +22,7 @@ export interface GeneratedImage {
   readonly contentType: string;
 }
 
-/** A content-safety verdict as the platform reports it (spec "Image result"): level 0 most severe, 3 least. */
-export interface ContentFilterVerdict {
-  readonly role: 'assistant' | 'user' | 'history';
-  readonly level: number;
-}
+export type { ContentFilterVerdict };
 
 export interface GeneratedImages {
   readonly images: readonly GeneratedImage[];

@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Agent } from '../../../src/agents/agent.ts';
 import { languageNames, sourceLanguageCodes, targetLanguageCodes } from '../../../src/agents/translation/translation-languages.ts';
 import type { EngineRegistry } from '../../../src/core/engines/engine-registry.ts';
+import type { ApiError } from '../../../src/core/errors/api-error.ts';
 import { assertApiError, rejection } from '../../helpers/api-error-assertions.ts';
 import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmError, type FakeOpenAiServer } from '../../helpers/fake-openai-server.ts';
 import { answer, MemoryFileStore, runToEnd, translationAgent, translationInput } from './translation-fixtures.ts';
@@ -85,9 +86,11 @@ describe('translation agent: refusals and failures', () => {
     assert.equal(run.done.finishReason, 'length');
   });
 
-  it('flagged content ends the run with 1301', async () => {
+  it("flagged content ends the run with 1301, whose contentFilter names the model's answer", async () => {
     engine.enqueue(jsonReply(truncated('', 'sensitive')));
-    assertApiError(await rejection(runToEnd(agent, translationInput('x', { strategy: 'two_step' }))), '1301');
+    const error = await rejection(runToEnd(agent, translationInput('x', { strategy: 'two_step' })));
+    assertApiError(error, '1301');
+    assert.deepEqual((error as ApiError).toBody().contentFilter, [{ role: 'assistant', level: 1 }]);
   });
 
   it('stops the engine call when the client goes away', async () => {
