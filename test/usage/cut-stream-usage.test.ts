@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { UsageRecord } from '../../src/core/usage/usage-record.ts';
 import { sseReply, startFakeOpenAiServer, vllmChunk, vllmReasoningStream, vllmUsage, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
@@ -135,6 +136,45 @@ describe('a stream cut by a dying engine is billed for what it delivered', () =>
     assert.ok(chunks.every((chunk) => chunk.choices[0]?.delta.tool_calls === undefined), 'the unfinished call never went out');
     assert.equal(chunks.at(-1)?.usage?.completion_tokens, 1, "only 'ok' was delivered");
     assert.ok((chunks.at(-1)?.usage?.prompt_tokens ?? 0) > 6, 'the tool definitions count in the prompt');
+  });
+
+  it('bills what went out before an in-band engine error', async () => {
+    const events = [...vllmReasoningStream({ content: tokens.slice(0, 5) }).slice(0, 6), { object: 'error', message: 'the engine ran out of memory', type: 'InternalServerError', code: 500 }];
+    engine.enqueue(sseReply(events));
+    const response = await postJson(test, url, { model: 'glm-4.6', messages: user, stream: true, request_id: 'cut-stream-0008' });
+    assert.equal(response.statusCode, 200, response.body);
+    const frames = parseSseBody(response.body) as unknown as (Chunk & { error?: { code: string } })[];
+    assert.equal(frames.map((frame) => frame.choices?.[0]?.delta.content ?? '').join(''), tokens.slice(0, 5).join(''));
+    assert.equal(frames.at(-1)?.error?.code, '500', 'the answer ends with the in-band error');
+    const rows = await ledgerRows('cut-stream-0008');
+    assert.deepEqual([rows.length, rows[0]?.promptTokens, rows[0]?.completionTokens], [1, 6, 5]);
+  });
+
+  it('bills what went out before the client left mid-stream', async () => {
+    engine.enqueue(sseReply(vllmReasoningStream({ content: tokens }), { delayMs: 40 }));
+    await test.app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
+    const controller = new AbortController();
+    const response = await fetch(`${origin}${url}`, {
+      method: 'POST',
+      headers: { authorization: test.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'glm-4.6', messages: user, stream: true, request_id: 'cut-stream-0009' }),
+      signal: controller.signal,
+    });
+    assert.ok(response.body !== null);
+    const reader = response.body.getReader();
+    let received = '';
+    while ((received.match(/"content":" w/g) ?? []).length < 3) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, 'the answer is long');
+      received += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    const rows = await ledgerRows('cut-stream-0009');
+    assert.equal(rows.length, 1, 'one ledger row');
+    const completion = rows[0]?.completionTokens ?? 0;
+    assert.ok(completion >= 3 && completion < tokens.length, `billed the pieces that went out, not the whole answer: ${completion}`);
   });
 
   it('keeps the answer of an engine that died before any output an HTTP error, with no ledger row', async () => {

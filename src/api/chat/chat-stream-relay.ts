@@ -21,7 +21,8 @@ interface PendingCall {
  * `{"error":…}` frame, then `[DONE]`. Tool calls are relayed as fragments with `tool_stream`,
  * otherwise each call goes out whole, just before the last chunk (a call held back when the
  * connection breaks was not delivered, and is not counted). Resolves with the usage to record: a
- * completed answer's, or a cut one's; undefined when the answer failed otherwise or the client left.
+ * completed answer's, or that of what was delivered when the answer was cut (the engine died,
+ * failed in band, or the client left); undefined when nothing went out.
  */
 export async function relayChatStream(
   parts: AsyncIterable<ChatStreamPart>,
@@ -35,10 +36,12 @@ export async function relayChatStream(
   writer.open();
   const calls = new Map<number, PendingCall>();
   const delivered = new DeliveredOutput();
+  // Work that reached the client is billed however the answer ended.
+  const deliveredUsage = async () => (delivered.any ? delivered.usageWhenCut(undefined, promptTokensWithoutEngine) : undefined);
   try {
     for (; !next.done; next = await iterator.next()) {
       const part = next.value;
-      if (!writer.writable) return undefined;
+      if (!writer.writable) return await deliveredUsage();
       if (part.type === 'finish') {
         if (!toolStream && calls.size > 0) await writer.send(toChunk(header, { tool_calls: wholeCalls(calls) }));
         await writer.send(toFinalChunk(header, part.reason, part.usage));
@@ -51,7 +54,7 @@ export async function relayChatStream(
     }
     throw new EngineConnectionError('the engine stream ended without a finish');
   } catch (error) {
-    if (!writer.writable) return undefined;
+    if (!writer.writable) return await deliveredUsage();
     if (error instanceof EngineConnectionError) {
       const usage = await delivered.usageWhenCut(error.usage, promptTokensWithoutEngine);
       await writer.send(toFinalChunk(header, 'network_error', usage));
@@ -59,7 +62,7 @@ export async function relayChatStream(
     }
     const apiError = error instanceof ApiError ? error : new ApiError('500');
     await writer.send(apiError.toBody());
-    return undefined;
+    return await deliveredUsage();
   } finally {
     await iterator.return?.();
     await writer.end();

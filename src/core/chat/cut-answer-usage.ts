@@ -18,6 +18,11 @@ export class DeliveredOutput {
     this.#bytes += Buffer.byteLength(text, 'utf8');
   }
 
+  /** Whether any output went out. */
+  get any(): boolean {
+    return this.#pieces > 0;
+  }
+
   /**
    * The completion tokens of what was delivered, estimated: engines stream about one token per
    * event, so each piece counts at least one; text that came in larger pieces counts 4 UTF-8
