@@ -9,16 +9,19 @@ import type { App, AppDependencies } from './app-types.ts';
 export function registerHealthRoutes(app: App, deps: Pick<AppDependencies, 'database' | 'readiness'>): void {
   const options = { schema: { hide: true }, config: { public: true, countedInMetrics: false } };
   app.get('/healthz', options, async () => ({ status: 'ok' }));
-  app.get('/readyz', options, async (_request, reply) => {
+  app.get('/readyz', options, async (request, reply) => {
     const report = await deps.readiness.report();
     if (report.ready) return { status: 'ready', database: deps.database.dialect, checks: report.checks };
-    const failed = Object.entries(report.checks).flatMap(([name, state]) => (typeof state === 'string' ? [] : [`${name}: ${state.error}`]));
+    const failed = Object.entries(report.checks).flatMap(([name, state]) => (typeof state === 'string' ? [] : [[name, state] as const]));
+    // The answer is public: the reasons without addresses; the log keeps them whole.
+    request.log.warn({ checks: Object.fromEntries(failed.map(([name, state]) => [name, state.detail])) }, 'not ready');
+    const checks = Object.fromEntries(Object.entries(report.checks).map(([name, state]) => [name, typeof state === 'string' ? state : { error: state.error }]));
     reply.code(503).header('cache-control', 'no-store');
     return {
-      error: { code: '500', message: `Not ready: ${failed.join('; ')}.` },
+      error: { code: '500', message: `Not ready: ${failed.map(([name, state]) => `${name}: ${state.error}`).join('; ')}.` },
       status: 'not ready',
       database: deps.database.dialect,
-      checks: report.checks,
+      checks,
     };
   });
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { publicReason } from '../../src/core/health/public-reason.ts';
 import { Readiness } from '../../src/core/health/readiness.ts';
 import { startTestPlatform } from '../helpers/test-platform.ts';
 import { freePort, isRedisInstalled, startRedis } from '../tasks/task-test-kit.ts';
@@ -71,6 +72,9 @@ describe('GET /readyz asks the database, Redis and the object store', () => {
       assert.equal(body.checks['objectStore'], 'ok');
       assert.match(JSON.stringify(body.checks['redis']), /ECONNREFUSED|connect/i);
       assert.match(body.error?.message ?? '', /^Not ready: redis: /);
+      // The probe is unauthenticated: where Redis lives stays out of the answer.
+      assert.ok(!response.body.includes(String(closedPort)), response.body);
+      assert.ok(!response.body.includes('127.0.0.1'), response.body);
     } finally {
       await test.close();
     }
@@ -109,6 +113,18 @@ describe('Readiness checks', () => {
     const report = await readiness.report();
     assert.ok(Date.now() - started < 1_000);
     assert.equal(report.ready, false);
-    assert.deepEqual(report.checks, { slow: { error: 'no answer within 100 ms' }, fine: 'ok', absent: 'not configured' });
+    assert.deepEqual(report.checks, { slow: { error: 'no answer within 100 ms', detail: 'no answer within 100 ms' }, fine: 'ok', absent: 'not configured' });
+  });
+});
+
+describe('publicReason', () => {
+  it('takes addresses, hosts and URLs out of a failure and keeps the reason', () => {
+    assert.equal(publicReason('connect ECONNREFUSED 10.1.2.3:5432'), 'connect ECONNREFUSED <address>');
+    assert.equal(publicReason('connect ECONNREFUSED [fd00::1]:6379'), 'connect ECONNREFUSED <address>');
+    assert.equal(publicReason('getaddrinfo ENOTFOUND minio.internal.example'), 'getaddrinfo ENOTFOUND <host>');
+    assert.equal(publicReason('request to http://minio:9000/bucket failed'), 'request to <url> failed');
+    assert.equal(publicReason('connect ETIMEDOUT db.internal:5432'), 'connect ETIMEDOUT <address>');
+    assert.equal(publicReason('the data disk has 100 MB free'), 'the data disk has 100 MB free');
+    assert.equal(publicReason('no answer within 2000 ms'), 'no answer within 2000 ms');
   });
 });

@@ -1,3 +1,5 @@
+import { publicReason } from './public-reason.ts';
+
 /** One dependency /readyz asks about: resolves when it answers, throws (or is aborted) when not. */
 export interface ReadinessCheck {
   /** The key in the answer, e.g. `database`. */
@@ -6,7 +8,8 @@ export interface ReadinessCheck {
   readonly check: ((signal: AbortSignal) => Promise<void>) | undefined;
 }
 
-export type CheckState = 'ok' | 'not configured' | { readonly error: string };
+/** A failed check: `error` for the answer (no addresses), `detail` for the log. */
+export type CheckState = 'ok' | 'not configured' | { readonly error: string; readonly detail: string };
 
 export interface ReadinessReport {
   readonly ready: boolean;
@@ -53,7 +56,8 @@ export class Readiness {
       ]);
       return 'ok';
     } catch (error) {
-      return { error: describe(error) };
+      const detail = describe(error);
+      return { error: publicReason(detail), detail };
     } finally {
       clearTimeout(timer);
     }
