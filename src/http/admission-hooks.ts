@@ -1,32 +1,36 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Admission, AdmissionTicket, CallCharge } from '../core/limits/admission.ts';
-import type { App, AppDependencies } from './app-types.ts';
+import type { App } from './app-types.ts';
 import { routeOf } from './route-of.ts';
 
-/** How a route takes part in admission: which model a call names, and what a completed call is charged. */
+/**
+ * How a route takes part in admission, declared in its `config.admission` beside its schema:
+ * which model a call names, and what a completed call is charged (task submissions pay through
+ * the credit their task holds; tokens are paid from the usage records).
+ */
 export interface RouteAdmission {
   /**
    * From the validated body; `late` when only the handler knows it (multipart forms: the handler
    * calls `admitLateCall`); `none` for routes without a model (only the rate limit applies).
    */
-  readonly model: 'none' | 'late' | ((body: Record<string, unknown>, deps: AppDependencies) => string | undefined);
+  readonly model: 'none' | 'late' | ((body: Record<string, unknown>) => string | undefined);
   readonly charge: CallCharge;
 }
 
-/** A registered route and the admission it got, for the route-table walk (test/limits). */
+/** A registered route and the admission rule its config declares, for the route-table walk (test/limits). */
 export interface AdmittedRoute {
   readonly method: string;
   readonly url: string;
-  /** The path inside its prefix: the key of the rules table. */
+  /** The path inside its prefix. */
   readonly routePath: string;
   readonly public: boolean;
-  /** Undefined: the table has no rule for it, so it is admitted as a route without a model. */
+  /** Undefined: the route declares none, so it is admitted as a route without a model. */
   readonly rule: RouteAdmission | undefined;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Set for every route at registration (onRoute) from the rules table. */
+    /** The route's admission rule (RouteAdmission); every authenticated route declares one. */
     admission?: RouteAdmission;
   }
   interface FastifyInstance {
@@ -39,61 +43,70 @@ declare module 'fastify' {
   }
 }
 
-const noModel: RouteAdmission = { model: 'none', charge: 'none' };
+/** A route that calls no model: only the key's rate limit applies. */
+export const rateLimitOnly: RouteAdmission = { model: 'none', charge: 'none' };
+
+/** A route whose body names the model of its call in `field`; a completed call is charged `charge`. */
+export function modelInBody(field: string, charge: CallCharge): RouteAdmission {
+  return {
+    model: (body) => {
+      const value = body[field];
+      return typeof value === 'string' ? value : undefined;
+    },
+    charge,
+  };
+}
 
 /**
- * Puts every route under admission (issue 8), by hooks rather than per-route code:
- * - onRoute: the route gets its rule from `rules` (keyed `METHOD routePath`, HEAD as GET);
+ * Puts every route under admission by hooks rather than per-route code, each route's rule read
+ * from its config:
  * - onRequest, right after authentication: the key's rate limit, before any body is read, on
  *   routes without a model and `late` ones;
  * - preHandler: on routes whose model is in the body, the rate and the model call (allowed
  *   models, credit, quotas, concurrency) in one limiter step; the ticket finishes when the
- *   response is done or the client leaves (`close` of the raw response: a stream holds its slot
- *   until then).
+ *   response is done or the client leaves (a stream holds its slot until then).
  * Returns the routes as registered, for the route-table walk.
  */
-export function installAdmission(app: App, deps: AppDependencies, admission: Admission, rules: Readonly<Record<string, RouteAdmission>>): AdmittedRoute[] {
+export function installAdmission(app: App, admission: Admission): AdmittedRoute[] {
   const routes: AdmittedRoute[] = [];
   app.decorateRequest('admitLateCall', undefined);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const routePath = (route as RouteOptions & { routePath?: string }).routePath ?? route.url;
-    const rule = rules[`${methods[0] === 'HEAD' ? 'GET' : methods[0]} ${routePath}`];
-    route.config = { ...route.config, admission: rule ?? noModel };
     // Read when asked: scopes' own onRoute hooks (the docs pages') mark routes public after this one runs.
     for (const method of methods) {
-      routes.push({ method, url: route.url, routePath, rule, get public() { return route.config?.public === true; } });
+      routes.push({
+        method,
+        url: route.url,
+        routePath,
+        get rule() {
+          return route.config?.admission;
+        },
+        get public() {
+          return route.config?.public === true;
+        },
+      });
     }
   });
 
-  // Callback hooks rather than async ones: a key without limits costs no promise here.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', async (request) => {
     const key = request.apiKey;
-    if (key === undefined) {
-      done();
-      return;
-    }
+    if (key === undefined) return;
     // Routes whose model is in the body count the request in their call check (preHandler): one
     // limiter step (one Redis round trip) per call instead of two, at the price of refusing a key
     // over its rate only after its body is read, and of not counting requests refused before the
     // call check (an invalid body, a model the key may not use, no credit). `late` routes and
-    // routes without a model are refused here, before the body (BENCHMARKS.md "bench:fleet").
-    const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof routeOf(request).config.admission?.model === 'function';
-    continueAfter(admission.admitRequest(key, countedByCall), done);
+    // routes without a model are refused here, before the body.
+    const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof ruleOf(request).model === 'function';
+    if (!countedByCall) await admission.admitRequest(key);
   });
 
-  app.addHook('preHandler', (request, reply, done) => {
+  app.addHook('preHandler', async (request, reply) => {
     const key = request.apiKey;
     // A key without a policy was remembered in onRequest and has nothing to check here.
-    if (key?.policy === undefined) {
-      done();
-      return;
-    }
-    const rule = routeOf(request).config.admission;
-    if (rule === undefined || rule.model === 'none') {
-      done();
-      return;
-    }
+    if (key?.policy === undefined) return;
+    const rule = ruleOf(request);
+    if (rule.model === 'none') return;
     if (rule.model === 'late') {
       let admitted = false;
       request.admitLateCall = async (model) => {
@@ -102,34 +115,16 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
         const ticket = await admission.admitCall(key, model, rule.charge, false);
         if (ticket !== undefined) finishWithResponse(request, reply, ticket);
       };
-      done();
       return;
     }
-    const model = rule.model(request.body as Record<string, unknown>, deps);
+    const model = rule.model(request.body as Record<string, unknown>);
+    // No model named (the route's schema lets it be absent): the request's rate is counted alone.
     if (model === undefined) {
-      // No model named (the route's schema lets it be absent): the request's rate is counted alone.
-      continueAfter(admission.admitRequest(key), done);
+      await admission.admitRequest(key);
       return;
     }
-    let admitted: ReturnType<Admission['admitCall']>;
-    try {
-      admitted = admission.admitCall(key, model, rule.charge, true);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    if (admitted instanceof Promise) {
-      continueAfter(
-        admitted.then((ticket) => {
-          if (ticket !== undefined) finishWithResponse(request, reply, ticket);
-        }),
-        done,
-      );
-      return;
-    }
-    // Admitted at once (or nothing to admit): no promise on this call's path.
-    if (admitted !== undefined) finishWithResponse(request, reply, admitted);
-    done();
+    const ticket = await admission.admitCall(key, model, rule.charge, true);
+    if (ticket !== undefined) finishWithResponse(request, reply, ticket);
   });
   return routes;
 }
@@ -140,14 +135,12 @@ export function installAdmission(app: App, deps: AppDependencies, admission: Adm
  */
 export async function admitLateCall(request: FastifyRequest, model: string): Promise<void> {
   if (request.apiKey?.policy === undefined) return;
-  if (request.admitLateCall === undefined) throw new Error(`route ${request.routeOptions.url ?? ''} is not declared 'late' in the admission rules`);
+  if (request.admitLateCall === undefined) throw new Error(`route ${request.routeOptions.url ?? ''} does not declare a 'late' model in its admission config`);
   await request.admitLateCall(model);
 }
 
-/** Lets a callback hook go on: at once when there is nothing to wait for, else once the check settles. */
-function continueAfter(pending: Promise<void> | undefined, done: (error?: Error) => void): void {
-  if (pending === undefined) done();
-  else pending.then(() => done(), (error: Error) => done(error));
+function ruleOf(request: FastifyRequest): RouteAdmission {
+  return routeOf(request).config.admission ?? rateLimitOnly;
 }
 
 /**
@@ -155,5 +148,5 @@ function continueAfter(pending: Promise<void> | undefined, done: (error?: Error)
  * that left mid-stream never got it); a stream holds its slot until then.
  */
 function finishWithResponse(request: FastifyRequest, reply: FastifyReply, ticket: AdmissionTicket): void {
-  request.responseEnd.onEnd((complete) => ticket.finish(complete && reply.raw.statusCode < 400));
+  request.responseEnd.onEnd((complete) => void ticket.finish(complete && reply.raw.statusCode < 400));
 }

@@ -1,7 +1,6 @@
 import Fastify, { LogController } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerApiRoutes } from '../api/register-api-routes.ts';
-import { routeAdmissions } from '../api/route-admission.ts';
 import { installAdmission } from './admission-hooks.ts';
 import type { App, AppDependencies } from './app-types.ts';
 import { handleClientError } from './client-error-handler.ts';
@@ -19,6 +18,7 @@ import { identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
 import { defaultServerLimits, installServerLimits, serverOptions, type ServerLimits } from './server-limits.ts';
 import { watchShutdown } from './shutdown.ts';
+import { installUsageRecording } from './usage-recording.ts';
 
 /** Default JSON body limit; endpoints that take base64 media raise their own. */
 const defaultBodyLimit = 8 * 1024 * 1024;
@@ -68,7 +68,8 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   installRequestMetrics(app, deps.metrics);
   app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator, watchShutdown(app)));
   // Key limits on every route: rate right after authentication, model calls before the handler.
-  app.decorate('admittedRoutes', installAdmission(app, deps, deps.admission, routeAdmissions));
+  app.decorate('admittedRoutes', installAdmission(app, deps.admission));
+  installUsageRecording(app, deps.usage);
   app.addHook('preValidation', prepareBody);
   app.setErrorHandler(handleError);
   // Before any route exists, so that every route's answers are checked (tests only).

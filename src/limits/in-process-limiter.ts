@@ -7,7 +7,7 @@ interface Counter {
 
 /**
  * The Limiter of a single-node platform (no REDIS_URL): counters and slots in this process's
- * memory. A check runs synchronously, so it is atomic without locks. Counters are lost on restart
+ * memory. A check awaits nothing, so it is atomic without locks. Counters are lost on restart
  * (Admission re-seeds token windows from the usage ledger); slots die with the process anyway.
  */
 export class InProcessLimiter implements Limiter {
@@ -16,7 +16,7 @@ export class InProcessLimiter implements Limiter {
   readonly #slots = new Map<string, Map<string, number>>();
   #checksSinceSweep = 0;
 
-  check(check: LimitCheck): LimitVerdict {
+  async check(check: LimitCheck): Promise<LimitVerdict> {
     const now = check.now;
     this.#sweepNowAndThen(now);
     if (check.rate !== undefined) {
@@ -36,7 +36,7 @@ export class InProcessLimiter implements Limiter {
     return { admitted: true };
   }
 
-  releaseSlot(slot: SlotHold): void {
+  async releaseSlot(slot: SlotHold): Promise<void> {
     const holders = this.#slots.get(slot.counter);
     holders?.delete(slot.holder);
     if (holders?.size === 0) this.#slots.delete(slot.counter);
@@ -49,7 +49,7 @@ export class InProcessLimiter implements Limiter {
     }
   }
 
-  add(counter: string, amount: number, expiresAt: number): void {
+  async add(counter: string, amount: number, expiresAt: number): Promise<void> {
     this.#increment(counter, amount, expiresAt, Date.now());
   }
 

@@ -7,7 +7,6 @@ import { CreditRepository } from '../store/credit-repository.ts';
 import type { Database } from '../store/database.ts';
 import { UsageSummaryRepository } from '../store/usage-summary-repository.ts';
 import { InProcessLimiter } from './in-process-limiter.ts';
-import { LeasingLimiter } from './leasing-limiter.ts';
 import { RedisLimiter } from './redis-limiter.ts';
 import { startPeriodicJob } from '../core/jobs/periodic-job.ts';
 
@@ -29,13 +28,14 @@ export interface KeyLimitsOptions {
   readonly redisUrl: string | undefined;
   /** A key's policy or state changed in this process: its auth cache entry must go. */
   readonly changed: (id: string) => void;
-  readonly log?: (message: string, error: unknown) => void;
+  /** Where failures the limits survive are logged (a charge to retry, a reconcile that failed). */
+  readonly log: (message: string, error: unknown) => void;
 }
 
 export function openKeyLimits(options: KeyLimitsOptions): KeyLimits {
-  const log = options.log ?? ((message: string, error: unknown) => console.error(message, error));
-  // A fleet leases large limits to each node, so most calls admit without a Redis round trip.
-  const limiter: Limiter = options.redisUrl === undefined ? new InProcessLimiter() : new LeasingLimiter(new RedisLimiter(options.redisUrl), { log });
+  const log = options.log;
+  // A fleet counts in Redis, so every node sees every other's counts.
+  const limiter: Limiter = options.redisUrl === undefined ? new InProcessLimiter() : new RedisLimiter(options.redisUrl);
   const credits = new CreditRepository(options.database);
   // Admission charges and checks credit through a batch: no database round trip per call.
   const callCredits = new BatchedCreditAccounts(credits, { log });

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Limiter } from '../../src/core/limits/limiter.ts';
 import { InProcessLimiter } from '../../src/limits/in-process-limiter.ts';
-import { LeasingLimiter } from '../../src/limits/leasing-limiter.ts';
 import { RedisLimiter } from '../../src/limits/redis-limiter.ts';
 import { isRedisInstalled, startRedis, type RedisServer } from '../tasks/task-test-kit.ts';
 
@@ -34,12 +33,6 @@ const implementations: { name: string; skip: string | false; open: () => Limiter
     name: 'Redis (two connections, as two nodes)',
     skip: redisInstalled ? false : 'redis-server is not installed',
     open: () => ({ first: new RedisLimiter(redis?.url ?? ''), second: new RedisLimiter(redis?.url ?? '') }),
-  },
-  {
-    // Limits this small are not leased: the fleet's limiter must be exactly the Redis one for them.
-    name: 'Redis with leases (two nodes)',
-    skip: redisInstalled ? false : 'redis-server is not installed',
-    open: () => ({ first: new LeasingLimiter(new RedisLimiter(redis?.url ?? '')), second: new LeasingLimiter(new RedisLimiter(redis?.url ?? '')) }),
   },
 ];
 

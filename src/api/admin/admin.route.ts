@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, notFound } from '../../core/errors/api-error.ts';
 import { scopeOf } from '../../core/limits/key-policy.ts';
+import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toKeyObject, toUsageItem, toUsageQuery } from './admin.mapper.ts';
@@ -18,10 +19,12 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
     }
   });
   const tags = ['admin'];
+  // Operators' routes call no model: only the key's rate limit applies.
+  const config = { admission: rateLimitOnly };
 
   app.post(
     '/keys',
-    { schema: { operationId: 'createKey', tags, summary: 'Creates an API key, with an optional policy; the secret is shown only here.', body: CreateKeyRequest, response: responses(CreatedKey) } },
+    { schema: { operationId: 'createKey', tags, summary: 'Creates an API key, with an optional policy; the secret is shown only here.', body: CreateKeyRequest, response: responses(CreatedKey) }, config },
     async (request) => {
       const created = await deps.keyAdmin.create({ name: request.body.name, policy: request.body.policy });
       return { ...toKeyObject(created.view), key: created.key };
@@ -30,13 +33,13 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
 
   app.get(
     '/keys',
-    { schema: { operationId: 'listKeys', tags, summary: 'Lists API keys with their policies (never their secrets).', response: responses(KeyList) } },
+    { schema: { operationId: 'listKeys', tags, summary: 'Lists API keys with their policies (never their secrets).', response: responses(KeyList) }, config },
     async () => ({ object: 'list' as const, data: (await deps.keyAdmin.list()).map(toKeyObject) }),
   );
 
   app.get(
     '/keys/:id',
-    { schema: { operationId: 'getKey', tags, summary: 'One API key with its policy and credit balance.', params: KeyIdParams, response: responses(KeyObject) } },
+    { schema: { operationId: 'getKey', tags, summary: 'One API key with its policy and credit balance.', params: KeyIdParams, response: responses(KeyObject) }, config },
     async (request) => {
       const view = await deps.keyAdmin.get(request.params.id);
       if (view === undefined) throw notFound('API key', request.params.id);
@@ -55,6 +58,7 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
         body: UpdatePolicyRequest,
         response: responses(KeyObject),
       },
+      config,
     },
     async (request) => {
       const view = await deps.keyAdmin.updatePolicy(request.params.id, request.body.policy);
@@ -65,7 +69,7 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
 
   app.delete(
     '/keys/:id',
-    { schema: { operationId: 'revokeKey', tags, summary: 'Revokes an API key at once.', params: KeyIdParams, response: responses(RevokedKey) } },
+    { schema: { operationId: 'revokeKey', tags, summary: 'Revokes an API key at once.', params: KeyIdParams, response: responses(RevokedKey) }, config },
     async (request) => {
       const { id } = request.params;
       if (!(await deps.keyAdmin.revoke(id))) throw notFound('Active API key', id);
@@ -83,6 +87,7 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
         querystring: UsageQuery,
         response: responses(UsageReport),
       },
+      config,
     },
     async (request) => {
       const rows = await deps.keyAdmin.usage(toUsageQuery(request.query, Date.now()));

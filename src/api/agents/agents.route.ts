@@ -3,6 +3,7 @@ import type { Agent } from '../../agents/agent.ts';
 import { ApiError, notFound } from '../../core/errors/api-error.ts';
 import { quoteClientValue } from '../../core/errors/quote-client-value.ts';
 import { featureNotAvailable } from '../../core/models/model-resolver.ts';
+import { modelInBody, rateLimitOnly } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { generateRequestId } from '../../http/request-id.ts';
@@ -42,7 +43,9 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
         body: AgentChatRequest,
         response: responses(AgentChatResult),
       },
-      config: { streamEvent: AgentChatChunk },
+      // Agents are limited and priced by agent_id (a key's `models` lists the agents it may call);
+      // the tasks an agent submits hold credit at their own model's prices.
+      config: { admission: modelInBody('agent_id', 'call'), usage: 'agents', streamEvent: AgentChatChunk },
     },
     async (request, reply) => {
       const body = request.body;
@@ -53,16 +56,7 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
       );
       const header = { id: generateRequestId(), agentId: body.agent_id };
       const recordUsage = (outcome: AgentOutcome) =>
-        deps.usage.record({
-          keyId: ownerKeyId(request),
-          model: body.agent_id,
-          endpoint: 'agents',
-          requestId: request.requestId,
-          promptTokens: outcome.usage.promptTokens,
-          completionTokens: outcome.usage.completionTokens,
-          cachedTokens: 0,
-          createdAt: Date.now(),
-        });
+        request.recordUsage({ model: body.agent_id, promptTokens: outcome.usage.promptTokens, completionTokens: outcome.usage.completionTokens });
       if (body.stream === true) {
         const outcome = await relayAgentStream(events, header, new SseWriter(request, reply));
         if (outcome !== undefined) recordUsage(outcome);
@@ -84,6 +78,7 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
         body: AgentConversationRequest,
         response: responses(AgentConversationResult),
       },
+      config: { admission: rateLimitOnly },
     },
     async (request) => {
       const body = request.body;
@@ -105,6 +100,7 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
         body: AgentAsyncResultRequest,
         response: responses(AgentAsyncResult),
       },
+      config: { admission: rateLimitOnly },
     },
     async (request) => {
       const body = request.body;

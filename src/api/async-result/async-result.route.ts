@@ -1,4 +1,5 @@
 import { notFound } from '../../core/errors/api-error.ts';
+import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { requestOrigin } from '../blobs/request-origin.ts';
 import { responses } from '../shared/common.schema.ts';
@@ -20,6 +21,7 @@ export function registerAsyncResultRoutes(app: App, deps: AppDependencies): void
         params: AsyncResultParams,
         response: responses(AsyncTaskResult),
       },
+      config: { admission: rateLimitOnly },
     },
     async (request) => {
       const owner = request.apiKey?.id ?? '';

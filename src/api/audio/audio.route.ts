@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { TranscriptionRequest } from '../../core/media/transcriber.ts';
-import { callUsage } from '../../core/usage/call-usage.ts';
 import { admitLateCall } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -31,7 +30,8 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
         body: AudioTranscriptionForm,
         response: responses(AudioTranscriptionResponse),
       },
-      config: { streamEvent: AudioTranscriptionStreamEvent },
+      // Multipart: the model is a form field the handler reads, and admits (admitLateCall).
+      config: { admission: { model: 'late', charge: 'call' }, usage: 'audio.transcriptions', streamEvent: AudioTranscriptionStreamEvent },
     },
     async (request, reply) => {
       const form = await readMultipartForm(request, reply, AudioTranscriptionFields, {
@@ -42,7 +42,7 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       });
       const fields = form.fields;
       checkAudioTranscription(fields, form.file);
-      // Key limits: the model is known only now that the form is read (src/api/route-admission.ts).
+      // Key limits: the model is known only now that the form is read.
       await admitLateCall(request, fields.model);
       // The engine first: a model nothing serves is refused (1211 / 1221) whatever the audio.
       const transcriber = deps.engines.transcriber(fields.model);
@@ -56,16 +56,7 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       };
       const header = { id: randomUUID(), created: Math.floor(Date.now() / 1000), model: fields.model };
       // Audio is counted by its length, read from the bytes (audio-input.ts), once the transcript is complete.
-      const recordUsage = () =>
-        deps.usage.record(
-          callUsage({
-            keyId: request.apiKey?.id ?? '',
-            model: fields.model,
-            endpoint: 'audio.transcriptions',
-            requestId: request.requestId,
-            units: { audioSeconds: audio.durationSeconds },
-          }),
-        );
+      const recordUsage = () => request.recordUsage({ model: fields.model, units: { audioSeconds: audio.durationSeconds } });
       if (fields.stream === true) {
         const deltas = transcriber.stream?.(transcription) ?? wholeTextAsDelta(transcriber.transcribe(transcription));
         if (await relayTranscriptionStream(deltas, header, new SseWriter(request, reply))) recordUsage();

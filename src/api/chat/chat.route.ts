@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { promptTokensWithoutEngine } from '../../core/chat/cut-answer-usage.ts';
+import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -39,7 +40,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         body: ChatCompletionRequest,
         response: responses(ChatCompletionResponse),
       },
-      config: { streamEvent: ChatCompletionChunk },
+      config: { admission: modelInBody('model', 'call'), usage: 'chat.completions', streamEvent: ChatCompletionChunk },
     },
     async (request, reply) => {
       const body = request.body;
@@ -54,17 +55,8 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         chatRequest = withSearchResults(chatRequest, results, searchTool.search_prompt);
         if (searchTool.search_result !== false) header = { ...header, webSearch: results.map(toWireSearchResult) };
       }
-      const recordUsage = (usage: ChatUsage) =>
-        deps.usage.record({
-          keyId: request.apiKey?.id ?? '',
-          model: body.model,
-          endpoint: 'chat.completions',
-          requestId: request.requestId,
-          ...usage,
-          // The web_search tool ran one search for this answer.
-          ...(searchTool === undefined ? {} : { units: { searches: 1 } }),
-          createdAt: Date.now(),
-        });
+      // The web_search tool ran one search for this answer.
+      const recordUsage = (usage: ChatUsage) => request.recordUsage({ model: body.model, ...usage, ...(searchTool === undefined ? {} : { units: { searches: 1 } }) });
       if (body.stream === true) {
         // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
         const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.engines.tokenizer(body.model);

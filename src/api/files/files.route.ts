@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { notFound } from '../../core/errors/api-error.ts';
+import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { coercingValidatorCompiler, multipartContentType, multipartRouteOptions } from '../../http/multipart.ts';
 import { responses } from '../shared/common.schema.ts';
@@ -36,6 +37,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
         body: FileUploadForm,
         response: responses(FileObject),
       },
+      config: { admission: rateLimitOnly },
     },
     async (request, reply) => toFileObject(await receiveUpload(request, reply, deps.files, ownerOf(request))),
   );
@@ -51,6 +53,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
         querystring: FileListQuery,
         response: responses(FileList),
       },
+      config: { admission: rateLimitOnly },
     },
     async (request) => {
       const { purpose, limit, after, order } = request.query;
@@ -74,6 +77,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
         params: FileIdParams,
         response: responses(FileDeleted),
       },
+      config: { admission: rateLimitOnly },
     },
     async (request) => {
       const { id } = request.params;
@@ -92,6 +96,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
         params: FileIdParams,
         response: responses(FileContentResponse),
       },
+      config: { admission: rateLimitOnly },
     },
     async (request, reply) => {
       const { id } = request.params;

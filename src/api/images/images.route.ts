@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateImages } from '../../core/media/generate-images.ts';
-import { callUsage } from '../../core/usage/call-usage.ts';
 import { defaultImageTimeoutMs, taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
+import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { AsyncTaskSubmission } from '../async-result/async-task.schema.ts';
@@ -22,6 +22,7 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
         body: ImageGenerationRequest,
         response: responses(ImageGenerationResponse),
       },
+      config: { admission: modelInBody('model', 'image'), usage: 'images.generations' },
     },
     async (request, reply) => {
       const body = request.body;
@@ -29,9 +30,7 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
       const stored = await generateImages(deps, toImageJob(body), { id: randomUUID(), asyncTask: false, signal: abortOnDisconnect(reply) });
       const origin = requestOrigin(request);
       const urls = await Promise.all(stored.keys.map((key) => deps.blobs.downloadUrl(key, origin)));
-      deps.usage.record(
-        callUsage({ keyId: request.apiKey?.id ?? '', model: body.model, endpoint: 'images.generations', requestId: request.requestId, units: { images: urls.length } }),
-      );
+      request.recordUsage({ model: body.model, units: { images: urls.length } });
       return toImageResponse(urls, stored.contentFilter);
     },
   );
@@ -46,6 +45,8 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
         body: AsyncImageGenerationRequest,
         response: responses(AsyncTaskSubmission),
       },
+      // Paid through the credit its task holds.
+      config: { admission: modelInBody('model', 'none') },
     },
     async (request) => {
       const body = request.body;

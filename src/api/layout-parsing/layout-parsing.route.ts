@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { callUsage } from '../../core/usage/call-usage.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
@@ -34,6 +33,11 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
         body: LayoutParsingRequest,
         response: responses(LayoutParsingResponse),
       },
+      config: {
+        // The name the engines know: glm-ocr in any letter case is one model.
+        admission: { model: (fields) => layoutModelName(String(fields['model']), deps.config.models), charge: 'call' },
+        usage: 'layout_parsing',
+      },
     },
     async (request, reply) => {
       const body = request.body;
@@ -60,18 +64,13 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
         blobs: deps.blobs,
         origin: requestOrigin(request),
       });
-      deps.usage.record(
-        callUsage({
-          keyId: request.apiKey?.id ?? '',
-          // The name the engines know: glm-ocr in any letter case counts as one model.
-          model,
-          endpoint: 'layout_parsing',
-          requestId: request.requestId,
-          promptTokens: result.usage.promptTokens,
-          completionTokens: result.usage.completionTokens,
-          units: { pages: answer.data_info.num_pages },
-        }),
-      );
+      request.recordUsage({
+        // The name the engines know: glm-ocr in any letter case counts as one model.
+        model,
+        promptTokens: result.usage.promptTokens,
+        completionTokens: result.usage.completionTokens,
+        units: { pages: answer.data_info.num_pages },
+      });
       return answer;
     },
   );

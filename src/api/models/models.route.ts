@@ -1,4 +1,5 @@
 import { notFound } from '../../core/errors/api-error.ts';
+import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { responses } from '../shared/common.schema.ts';
 import { callableModels, toModelObject } from './models.mapper.ts';
@@ -22,6 +23,8 @@ export function registerModelRoutes(app: App, deps: AppDependencies): void {
         summary: 'Lists the models this key may call on this server (OpenAI list shape).',
         response: responses(ModelList),
       },
+      // Listing models is not a call of one: only the rate limit applies.
+      config: { admission: rateLimitOnly },
     },
     async (request) => ({
       object: 'list' as const,
@@ -39,6 +42,7 @@ export function registerModelRoutes(app: App, deps: AppDependencies): void {
         params: ModelIdParams,
         response: responses(ModelObject),
       },
+      config: { admission: rateLimitOnly },
     },
     async (request) => {
       const { id } = request.params;

@@ -1,4 +1,4 @@
-import { callUsage } from '../../core/usage/call-usage.ts';
+import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { responses } from '../shared/common.schema.ts';
@@ -17,14 +17,14 @@ export function registerReaderRoutes(app: App, deps: AppDependencies): void {
         body: ReaderRequest,
         response: responses(ReaderResponse),
       },
+      // The reader is a tool, not a model: only the rate limit applies.
+      config: { admission: rateLimitOnly, usage: 'reader' },
     },
     async (request, reply) => {
       const body = request.body;
       checkReaderRequest(body);
       const result = await deps.reader.read(body.url, toReadOptions(body, abortOnDisconnect(reply)));
-      deps.usage.record(
-        callUsage({ keyId: request.apiKey?.id ?? '', model: readerModelName, endpoint: 'reader', requestId: request.requestId, units: { urlsRead: 1 } }),
-      );
+      request.recordUsage({ model: readerModelName, units: { urlsRead: 1 } });
       return toReaderResponse(result, request.requestId);
     },
   );

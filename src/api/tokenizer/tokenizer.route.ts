@@ -1,5 +1,5 @@
 import { effectiveThinking } from '../../core/models/chat-model-rules.ts';
-import { callUsage } from '../../core/usage/call-usage.ts';
+import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -35,6 +35,7 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
         body: TokenizerRequest,
         response: responses(TokenizerResponse),
       },
+      config: { admission: modelInBody('model', 'call'), usage: 'tokenizer' },
     },
     async (request, reply) => {
       const body = request.body;
@@ -47,7 +48,7 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
       const thinking = effectiveThinking(body.model, body.thinking?.type, undefined);
       const promptTokens = await counter.countPromptTokens({ messages, tools: toFunctionTools(body.tools ?? []), thinking, signal });
       // A counted call, not consumed tokens: token quotas and token prices must not see the prompt as used.
-      deps.usage.record(callUsage({ keyId: request.apiKey?.id ?? '', model: body.model, endpoint: 'tokenizer', requestId: request.requestId }));
+      request.recordUsage({ model: body.model });
       return {
         id: `tok-${generateRequestId()}`,
         created: Math.floor(Date.now() / 1000),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { StoredInputImage } from '../../core/media/generate-video.ts';
 import { extensionOf } from '../../core/media/media-blobs.ts';
 import { defaultVideoTimeoutMs, taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
+import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
@@ -37,6 +38,8 @@ export function registerVideoRoutes(app: App, deps: AppDependencies): void {
         body: VideoGenerationRequest,
         response: responses(AsyncTaskSubmission),
       },
+      // Paid through the credit its task holds.
+      config: { admission: modelInBody('model', 'none') },
     },
     async (request, reply) => {
       const body = request.body;

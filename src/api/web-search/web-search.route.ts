@@ -1,4 +1,4 @@
-import { callUsage } from '../../core/usage/call-usage.ts';
+import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { generateRequestId } from '../../http/request-id.ts';
@@ -18,15 +18,14 @@ export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
         body: WebSearchRequest,
         response: responses(WebSearchResponse),
       },
+      config: { admission: modelInBody('search_engine', 'call'), usage: 'web_search' },
     },
     async (request, reply) => {
       const body = request.body;
       checkWebSearchRequest(body);
       const searcher = deps.engines.search(body.search_engine);
       const answer = await searcher.search(toSearchQuery(body, abortOnDisconnect(reply)));
-      deps.usage.record(
-        callUsage({ keyId: request.apiKey?.id ?? '', model: body.search_engine, endpoint: 'web_search', requestId: request.requestId, units: { searches: 1 } }),
-      );
+      request.recordUsage({ model: body.search_engine, units: { searches: 1 } });
       const header = { id: generateRequestId(), created: Math.floor(Date.now() / 1000), requestId: request.requestId };
       return toWebSearchResponse(header, answer, body.search_intent === true);
     },

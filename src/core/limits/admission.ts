@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { UsageRecord } from '../usage/usage-record.ts';
 import { creditExhausted, modelNotAllowed, quotaExhausted, rateLimited, tooManyConcurrent } from './admission-errors.ts';
 import type { CreditAccounts, CreditHold } from './credit-accounts.ts';
-import { KeyCounters } from './key-counters.ts';
+import { slotCounter, windowCounter } from './key-counters.ts';
 import { concurrencyLimit, limitsModelCalls, priceOf, type KeyPolicy } from './key-policy.ts';
-import type { LimitCheck, Limiter, LimitRefusal, LimitVerdict, SlotHold } from './limiter.ts';
-import { minuteWindow, quotaWindow } from './quota-window.ts';
+import type { CounterPart, LimitCheck, Limiter, LimitRefusal, SlotHold } from './limiter.ts';
+import { minuteWindow, quotaWindow, type LimitWindow } from './quota-window.ts';
 
 /** The authenticated key as admission needs it. */
 export interface AdmittedKey {
@@ -18,8 +18,8 @@ export type CallCharge = 'call' | 'image' | 'none';
 
 /** A call admitted against a model: `finish` once when it ends (answered, failed or abandoned). */
 export interface AdmissionTicket {
-  /** Frees the call's concurrency slot and, when it succeeded, charges its price. Later calls do nothing. */
-  finish(succeeded: boolean): void;
+  /** Frees the call's concurrency slot and, when it succeeded, charges its price. Later calls do nothing; never rejects. */
+  finish(succeeded: boolean): Promise<void>;
 }
 
 export interface AdmissionOptions {
@@ -32,28 +32,25 @@ export interface AdmissionOptions {
   readonly now?: () => number;
   /** How long a concurrency slot outlives its node: a crashed node's slots free after this (default 30 s). */
   readonly slotLeaseMs?: number;
-  readonly log?: (message: string, error: unknown) => void;
+  readonly log: (message: string, error: unknown) => void;
 }
 
-/** What admission keeps of a key it has seen: its policy (see policyCacheMs) and its counter names. */
-interface SeenKey {
-  policy: KeyPolicy | undefined;
-  seenAt: number;
-  readonly counters: KeyCounters;
-}
 /**
  * Policies seen at admission serve the usage and task paths for this long before being looked up
  * again: as long as the authenticator trusts its cache, so a policy change reaches both together.
  */
 const policyCacheMs = 1_000;
 
+/** Keys and token windows remembered at most; past it they are forgotten (a re-read or a no-op re-seed). */
+const maxRemembered = 10_000;
+
 /**
- * The one enforcement path of key limits (issue 8). Every authenticated request passes
- * `admitRequest` (rate); every model call `admitCall` (allowed models, credit, quotas, concurrency;
- * on routes whose model is in the body also the request's rate, so a call is one limiter step)
- * and ends with its ticket's `finish`; completed calls' usage comes back through `recordUsage`
- * (token quotas and token prices); async work holds credit through `holdForTask`. Keys without a
- * policy touch nothing. Counters live in the Limiter (Redis across nodes), money in CreditAccounts.
+ * The one enforcement path of key limits. Every authenticated request passes `admitRequest`
+ * (rate); every model call `admitCall` (allowed models, credit, quotas, concurrency; on routes
+ * whose model is in the body also the request's rate, so a call is one limiter step) and ends
+ * with its ticket's `finish`; completed calls' usage comes back through `recordUsage` (token
+ * quotas and token prices); async work holds credit through `holdForTask`. Keys without a policy
+ * touch nothing. Counters live in the Limiter (Redis across nodes), money in CreditAccounts.
  */
 export class Admission {
   readonly #limiter: Limiter;
@@ -63,13 +60,11 @@ export class Admission {
   readonly #now: () => number;
   readonly #slotLeaseMs: number;
   readonly #log: (message: string, error: unknown) => void;
-  readonly #seen = new Map<string, SeenKey>();
-  /** Token windows this process has seeded from the ledger (by counter name): true once done. */
-  readonly #seeded = new Map<string, Promise<void> | true>();
-  /** Slot holders are this prefix and a sequence number: unique across nodes, cheaper than a UUID per call. */
-  readonly #holderPrefix = `${randomUUID()}:`;
-  #holderSequence = 0;
-  /** Slots of calls under way (by object: a fresh holder string per call would be hashed twice). */
+  /** Policies of keys seen lately, by key id. */
+  readonly #policies = new Map<string, { readonly policy: KeyPolicy | undefined; readonly seenAt: number }>();
+  /** Token windows this process has seeded (or is seeding) from the ledger, by counter name. */
+  readonly #seeded = new Map<string, Promise<void>>();
+  /** Slots of calls under way, renewed until their call ends so that only a dead node's slots lapse. */
   readonly #liveSlots = new Set<SlotHold>();
   readonly #renewTimer: NodeJS.Timeout;
 
@@ -80,59 +75,81 @@ export class Admission {
     this.#tokensSince = options.tokensSince;
     this.#now = options.now ?? Date.now;
     this.#slotLeaseMs = options.slotLeaseMs ?? 30_000;
-    this.#log = options.log ?? ((message, error) => console.error(message, error));
+    this.#log = options.log;
     this.#renewTimer = setInterval(() => void this.#renewSlots(), Math.max(100, Math.floor(this.#slotLeaseMs / 3)));
     this.#renewTimer.unref();
   }
 
-  /**
-   * Every authenticated request: the key's requests per minute (1303 with Retry-After). Undefined
-   * when there is nothing to wait for: the key has no rate limit, or `countedByCall` (a route whose
-   * call check, `admitCall` with `countRate`, counts the request in the same limiter step).
-   */
-  admitRequest(key: AdmittedKey, countedByCall = false): Promise<void> | undefined {
-    const now = this.#now();
-    const seen = this.#remember(key, now);
+  /** Every authenticated request whose rate no call check counts: the key's requests per minute (1303 with Retry-After). */
+  async admitRequest(key: AdmittedKey): Promise<void> {
+    this.#remember(key);
     const limit = key.policy?.requestsPerMinute;
-    if (limit === undefined || countedByCall) return undefined;
-    return this.#checkRate(seen, limit, now);
+    if (limit !== undefined) await this.#checkRate(key.id, limit);
   }
 
   /**
    * A call of `model`: refused with 1303 (when `countRate`: the request's rate check, folded into
    * this step), 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. Undefined
-   * when the key limits nothing of this call; the promise answers undefined when the call was only
-   * counted against the rate (no ticket to finish). When nothing had to wait, the ticket comes at
-   * once and a refusal is thrown at once.
+   * when there is no ticket to finish: the key limits nothing of this call (at most its rate).
    */
-  admitCall(key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): AdmissionTicket | Promise<AdmissionTicket | undefined> | undefined {
-    const now = this.#now();
-    const seen = this.#remember(key, now);
+  async admitCall(key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): Promise<AdmissionTicket | undefined> {
+    this.#remember(key);
     const policy = key.policy;
     if (policy === undefined) return undefined;
     const rateLimit = countRate ? policy.requestsPerMinute : undefined;
-    if (limitsModelCalls(policy)) return this.#admitCall(seen, key.id, policy, model, charge, rateLimit);
-    return rateLimit === undefined ? undefined : this.#checkRate(seen, rateLimit, now).then(() => undefined);
+    if (!limitsModelCalls(policy)) {
+      if (rateLimit !== undefined) await this.#checkRate(key.id, rateLimit);
+      return undefined;
+    }
+    if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
+    if (policy.credit !== undefined) {
+      const balance = (await this.#credits.balance(key.id)) ?? 0;
+      if (balance <= 0) throw creditExhausted(balance);
+    }
+    const quota = policy.quota;
+    if (quota?.tokens !== undefined) await this.#seedTokens(key.id, quotaWindow(quota.period, this.#now()));
+
+    const now = this.#now();
+    const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
+    const part = (kind: 'tokens' | 'calls', limit: number | undefined, of: LimitWindow | undefined) =>
+      limit === undefined || of === undefined ? undefined : { counter: windowCounter(key.id, kind, of), limit, expiresAt: of.resetsAt };
+    const slotLimit = concurrencyLimit(policy, model);
+    const check: LimitCheck = {
+      now,
+      rate: rateLimit === undefined ? undefined : ratePart(key.id, rateLimit, now),
+      tokens: part('tokens', quota?.tokens, window),
+      calls: part('calls', quota?.calls, window),
+      slot: slotLimit === undefined ? undefined : { counter: slotCounter(key.id, model), holder: randomUUID(), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs },
+    };
+    if (check.rate !== undefined || check.tokens !== undefined || check.calls !== undefined || check.slot !== undefined) {
+      const verdict = await this.#limiter.check(check);
+      if (!verdict.admitted) throw refusal(verdict.refusedBy, check, policy, model);
+    }
+    const slot = check.slot;
+    if (slot !== undefined) this.#liveSlots.add(slot);
+    let finished = false;
+    return {
+      finish: async (succeeded) => {
+        if (finished) return;
+        finished = true;
+        await this.#endCall(key.id, policy, model, charge, slot, succeeded);
+      },
+    };
   }
 
   /**
    * A completed call's usage (the usage recorder calls this for every record): adds its tokens to
-   * the key's token quota window and charges its token prices. Never throws; failures are logged.
+   * the key's token quota window and charges its token prices. Never rejects; failures are logged.
    */
-  recordUsage(record: UsageRecord): void {
-    const cached = this.#seen.get(record.keyId);
-    if (cached !== undefined && this.#now() - cached.seenAt < policyCacheMs) {
-      this.#applyUsage(record, cached);
+  async recordUsage(record: UsageRecord): Promise<void> {
+    let policy: KeyPolicy | undefined;
+    try {
+      policy = await this.#policy(record.keyId);
+    } catch (error) {
+      this.#log(`usage of key ${record.keyId} not counted against its limits`, error);
       return;
     }
-    this.#applyUsageOnceKnown(record);
-  }
-
-  #applyUsageOnceKnown(record: UsageRecord): void {
-    this.#policyOf(record.keyId).then(
-      (policy) => this.#applyUsage(record, this.#remember({ id: record.keyId, policy }, this.#now())),
-      (error: unknown) => this.#log(`usage of key ${record.keyId} not counted against its limits`, error),
-    );
+    await Promise.all([this.#countTokens(record, policy), this.#chargeTokens(record, policy)]);
   }
 
   /**
@@ -154,7 +171,7 @@ export class Admission {
 
   /** Drops a key's cached policy (it was changed in this process). */
   forget(keyId: string): void {
-    this.#seen.delete(keyId);
+    this.#policies.delete(keyId);
   }
 
   async close(): Promise<void> {
@@ -164,167 +181,85 @@ export class Admission {
     await Promise.allSettled(slots.map((slot) => this.#limiter.releaseSlot(slot)));
   }
 
-  async #checkRate(seen: SeenKey, limit: number, now: number): Promise<void> {
-    const rate = seen.counters.part('rate', minuteWindow(now), limit);
-    const verdict = await this.#limiter.check({ now, rate, tokens: undefined, calls: undefined, slot: undefined });
+  async #checkRate(keyId: string, limit: number): Promise<void> {
+    const now = this.#now();
+    const rate = ratePart(keyId, limit, now);
+    const verdict = await this.#limiter.check({ now, rate });
     if (!verdict.admitted) throw rateLimited(limit, rate.expiresAt, now);
   }
 
-  // The steps below run on every call of a limited key. Each is synchronous while nothing has to
-  // wait (a balance read within its second, a window already seeded, a limiter that answers at
-  // once: in process, or a lease), so such a call costs no promise; refusals are thrown (at once
-  // or as a rejection). Where a step must wait, a method of its own makes the closure: a closure
-  // in the step itself would give every call of it a context object (BENCHMARKS.md "bench:fleet").
-
-  #admitCall(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
-    if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
-    if (policy.credit === undefined) return this.#checkLimits(seen, keyId, policy, model, charge, rateLimit);
-    const balance = this.#credits.balance(keyId);
-    if (balance instanceof Promise) return this.#afterBalanceRead(balance, seen, keyId, policy, model, charge, rateLimit);
-    return this.#checkFunded(balance, seen, keyId, policy, model, charge, rateLimit);
-  }
-
-  #afterBalanceRead(balance: Promise<number | undefined>, seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): Promise<AdmissionTicket> {
-    return balance.then((value) => this.#checkFunded(value, seen, keyId, policy, model, charge, rateLimit));
-  }
-
-  #checkFunded(balance: number | undefined, seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
-    if ((balance ?? 0) <= 0) throw creditExhausted(balance ?? 0);
-    return this.#checkLimits(seen, keyId, policy, model, charge, rateLimit);
-  }
-
-  /** The quotas, the rate and the slot of an admitted model: one limiter step (after seeding a token window first seen). */
-  #checkLimits(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
-    const quota = policy.quota;
-    if (quota?.tokens !== undefined) {
-      const window = quotaWindow(quota.period, this.#now());
-      const seeding = this.#seedTokens(keyId, seen.counters.of('tokens', window), window);
-      if (seeding !== true) return this.#afterSeeding(seeding, seen, keyId, policy, model, charge, rateLimit);
-    }
-    return this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit);
-  }
-
-  #afterSeeding(seeding: Promise<void>, seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): Promise<AdmissionTicket> {
-    return seeding.then(() => this.#checkSeeded(seen, keyId, policy, model, charge, rateLimit));
-  }
-
-  #checkSeeded(seen: SeenKey, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, rateLimit: number | undefined): AdmissionTicket | Promise<AdmissionTicket> {
-    const now = this.#now();
-    const counters = seen.counters;
-    const quota = policy.quota;
-    const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
-    const rate = rateLimit === undefined ? undefined : counters.part('rate', minuteWindow(now), rateLimit);
-    const tokens = quota?.tokens === undefined || window === undefined ? undefined : counters.part('tokens', window, quota.tokens);
-    const calls = quota?.calls === undefined || window === undefined ? undefined : counters.part('calls', window, quota.calls);
-    const slotLimit = concurrencyLimit(policy, model);
-    const slot =
-      slotLimit === undefined
-        ? undefined
-        : { counter: counters.slot(model), holder: this.#holderPrefix + (this.#holderSequence += 1).toString(36), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs };
-    if (rate === undefined && tokens === undefined && calls === undefined && slot === undefined) return new CallTicket(this.#endCall, keyId, policy, model, charge, undefined);
-    // Every part named, present or not: one object shape for every check keeps the limiter's code fast.
-    const check: LimitCheck = { now, rate, tokens, calls, slot };
-    const verdict = this.#limiter.check(check);
-    if (verdict instanceof Promise) return this.#ticketOnceDecided(verdict, check, keyId, policy, model, charge);
-    return this.#ticketFor(verdict, check, keyId, policy, model, charge);
-  }
-
-  #ticketOnceDecided(verdict: Promise<LimitVerdict>, check: LimitCheck, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge): Promise<AdmissionTicket> {
-    return verdict.then((decided) => this.#ticketFor(decided, check, keyId, policy, model, charge));
-  }
-
-  #ticketFor(verdict: LimitVerdict, check: LimitCheck, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge): AdmissionTicket {
-    if (!verdict.admitted) throw refusal(verdict.refusedBy, check, policy, model);
-    const slot = check.slot;
-    if (slot !== undefined) this.#liveSlots.add(slot);
-    return new CallTicket(this.#endCall, keyId, policy, model, charge, slot);
-  }
-
-  /** The end of an admitted call (its ticket's finish, once): frees its slot and charges what it costs. */
-  readonly #endCall = (ticket: CallTicket, succeeded: boolean): void => {
-    const { keyId, policy, model, charge, slot } = ticket;
-    if (slot !== undefined) {
-      this.#liveSlots.delete(slot);
-      this.#ifFails(this.#limiter.releaseSlot(slot), keyId, 'slot not freed (it lapses)');
-    }
+  /** The end of an admitted call: frees its slot and charges what it costs. */
+  async #endCall(keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, slot: SlotHold | undefined, succeeded: boolean): Promise<void> {
     const price = priceOf(policy, model);
-    if (!succeeded || price === undefined || charge === 'none') return;
-    const amount = Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
-    if (amount > 0) this.#ifFails(this.#credits.charge(keyId, amount), keyId, 'call not charged');
-  };
+    const amount = !succeeded || price === undefined || charge === 'none' ? 0 : Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
+    if (slot !== undefined) this.#liveSlots.delete(slot);
+    await Promise.all([
+      slot === undefined ? undefined : this.#logFailure(keyId, 'slot not freed (it lapses)', () => this.#limiter.releaseSlot(slot)),
+      amount === 0 ? undefined : this.#logFailure(keyId, 'call not charged', () => this.#credits.charge(keyId, amount)),
+    ]);
+  }
 
-  #applyUsage(record: UsageRecord, seen: SeenKey): void {
-    const policy = seen.policy;
-    const tokens = record.promptTokens + record.completionTokens;
+  /** Adds a record's tokens to its window's counter, once the window is seeded (a seed after the add would be lost). */
+  async #countTokens(record: UsageRecord, policy: KeyPolicy | undefined): Promise<void> {
     const quota = policy?.quota;
-    if (quota?.tokens !== undefined && tokens > 0) {
-      const window = quotaWindow(quota.period, record.createdAt);
-      const counter = seen.counters.of('tokens', window);
-      // Seeded windows are added to at once, so the next admission (on any node) already sees the tokens.
-      const seeding = this.#seeded.get(counter);
-      const adding =
-        seeding === undefined || seeding === true
-          ? this.#limiter.add(counter, tokens, window.resetsAt)
-          : this.#addOnceSeeded(seeding, counter, tokens, window.resetsAt);
-      this.#ifFails(adding, record.keyId, 'tokens not counted against the quota');
-    }
+    const tokens = record.promptTokens + record.completionTokens;
+    if (quota?.tokens === undefined || tokens <= 0) return;
+    const window = quotaWindow(quota.period, record.createdAt);
+    const counter = windowCounter(record.keyId, 'tokens', window);
+    await this.#logFailure(record.keyId, 'tokens not counted against the quota', async () => {
+      await this.#seeded.get(counter);
+      await this.#limiter.add(counter, tokens, window.resetsAt);
+    });
+  }
+
+  async #chargeTokens(record: UsageRecord, policy: KeyPolicy | undefined): Promise<void> {
     const price = priceOf(policy, record.model);
     if (price === undefined) return;
     const amount = Math.ceil(record.promptTokens * (price.perPromptToken ?? 0) + record.completionTokens * (price.perCompletionToken ?? 0));
-    if (amount > 0) this.#ifFails(this.#credits.charge(record.keyId, amount), record.keyId, 'tokens not charged');
+    if (amount > 0) await this.#logFailure(record.keyId, 'tokens not charged', () => this.#credits.charge(record.keyId, amount));
   }
 
-  #addOnceSeeded(seeding: Promise<void>, counter: string, tokens: number, expiresAt: number): Promise<void> {
-    return seeding.then(() => this.#limiter.add(counter, tokens, expiresAt));
-  }
-
-  /** Logs the failure of a step that had to wait (one that finished at once has nothing to report). */
-  #ifFails(result: void | Promise<void>, keyId: string, failure: string): void {
-    if (result instanceof Promise) result.catch((error: unknown) => this.#log(`key ${keyId}: ${failure}`, error));
+  /** Runs bookkeeping a request does not wait on: a failure is logged, never thrown. */
+  async #logFailure(keyId: string, failure: string, step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      this.#log(`key ${keyId}: ${failure}`, error);
+    }
   }
 
   /**
    * The first time this process sees a token window it seeds the shared counter from the usage
    * ledger (set only when absent: another node, or an earlier run with Redis, may hold it already),
-   * so a restart of a single-node platform does not forget the tokens used so far. Returns the
-   * seeding under way, or true once the window is seeded (callers need not wait then).
+   * so a restart of a single-node platform does not forget the tokens used so far.
    */
-  #seedTokens(keyId: string, counter: string, window: { startsAt: number; resetsAt: number }): Promise<void> | true {
-    const seeded = this.#seeded.get(counter);
-    if (seeded !== undefined) return seeded;
-    // Windows of past days pile up otherwise; forgetting them only costs a re-seed (a no-op set).
-    if (this.#seeded.size >= 10_000) this.#seeded.clear();
-    const seeding = this.#tokensSince(keyId, window.startsAt).then((used) => this.#limiter.seed(counter, used, window.resetsAt));
-    seeding.then(
-      () => {
-        if (this.#seeded.get(counter) === seeding) this.#seeded.set(counter, true);
-      },
-      () => this.#seeded.delete(counter),
-    );
-    this.#seeded.set(counter, seeding);
-    return seeding;
+  async #seedTokens(keyId: string, window: LimitWindow): Promise<void> {
+    const counter = windowCounter(keyId, 'tokens', window);
+    let seeding = this.#seeded.get(counter);
+    if (seeding === undefined) {
+      // Windows of past days pile up otherwise; forgetting them only costs a re-seed (a no-op set).
+      if (this.#seeded.size >= maxRemembered) this.#seeded.clear();
+      seeding = this.#tokensSince(keyId, window.startsAt).then((used) => this.#limiter.seed(counter, used, window.resetsAt));
+      this.#seeded.set(counter, seeding);
+      // A failed seeding is tried again by the next call.
+      seeding.catch(() => {
+        if (this.#seeded.get(counter) === seeding) this.#seeded.delete(counter);
+      });
+    }
+    await seeding;
   }
 
   async #policy(keyId: string): Promise<KeyPolicy | undefined> {
-    const cached = this.#seen.get(keyId);
-    if (cached !== undefined && this.#now() - cached.seenAt < policyCacheMs) return cached.policy;
+    const known = this.#policies.get(keyId);
+    if (known !== undefined && this.#now() - known.seenAt < policyCacheMs) return known.policy;
     const policy = await this.#policyOf(keyId);
-    this.#remember({ id: keyId, policy }, this.#now());
+    this.#remember({ id: keyId, policy });
     return policy;
   }
 
-  /** Updates what is kept of a key in place: no allocation on the request path once a key is known. */
-  #remember(key: AdmittedKey, now: number): SeenKey {
-    let seen = this.#seen.get(key.id);
-    if (seen === undefined) {
-      if (this.#seen.size >= 10_000) this.#seen.clear();
-      seen = { policy: key.policy, seenAt: now, counters: new KeyCounters(key.id) };
-      this.#seen.set(key.id, seen);
-    } else {
-      seen.policy = key.policy;
-      seen.seenAt = now;
-    }
-    return seen;
+  #remember(key: AdmittedKey): void {
+    if (this.#policies.size >= maxRemembered && !this.#policies.has(key.id)) this.#policies.clear();
+    this.#policies.set(key.id, { policy: key.policy, seenAt: this.#now() });
   }
 
   async #renewSlots(): Promise<void> {
@@ -338,6 +273,12 @@ export class Admission {
   }
 }
 
+/** The rate counter of a key for the minute of `now`. */
+function ratePart(keyId: string, limit: number, now: number): CounterPart {
+  const window = minuteWindow(now);
+  return { counter: windowCounter(keyId, 'rate', window), limit, expiresAt: window.resetsAt };
+}
+
 /** The error of a call the limiter refused, from the part that refused it. */
 function refusal(refusedBy: LimitRefusal, check: LimitCheck, policy: KeyPolicy, model: string): Error {
   const { now, rate, tokens, calls, slot } = check;
@@ -347,30 +288,4 @@ function refusal(refusedBy: LimitRefusal, check: LimitCheck, policy: KeyPolicy, 
   if (refusedBy === 'tokens' && tokens !== undefined && quota !== undefined) return quotaExhausted(quota, 'tokens', tokens.expiresAt);
   if (refusedBy === 'calls' && calls !== undefined && quota !== undefined) return quotaExhausted(quota, 'calls', calls.expiresAt);
   return new Error(`limiter refused on '${refusedBy}', which this call did not ask about`);
-}
-
-/** An admitted call's ticket, a plain object rather than closures per call; finishes once. */
-class CallTicket implements AdmissionTicket {
-  readonly #end: (ticket: CallTicket, succeeded: boolean) => void;
-  readonly keyId: string;
-  readonly policy: KeyPolicy;
-  readonly model: string;
-  readonly charge: CallCharge;
-  readonly slot: SlotHold | undefined;
-  #finished = false;
-
-  constructor(end: (ticket: CallTicket, succeeded: boolean) => void, keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, slot: SlotHold | undefined) {
-    this.#end = end;
-    this.keyId = keyId;
-    this.policy = policy;
-    this.model = model;
-    this.charge = charge;
-    this.slot = slot;
-  }
-
-  finish(succeeded: boolean): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#end(this, succeeded);
-  }
 }

@@ -6,7 +6,7 @@ export interface BatchedCreditOptions {
   /** How long a balance read from the store serves admissions on this node (default 1 s, as the policy cache). */
   readonly balanceTtlMs?: number;
   readonly now?: () => number;
-  readonly log?: (message: string, error: unknown) => void;
+  readonly log: (message: string, error: unknown) => void;
 }
 
 interface KnownBalance {
@@ -16,8 +16,7 @@ interface KnownBalance {
 }
 
 /**
- * Credit accounts as the hot path uses them (the fleet benchmark, BENCHMARKS.md "Fleet"): a
- * completed call's charges gather in memory and reach the store as one UPDATE per key every
+ * Credit accounts as the request path uses them: a completed call's charges gather in memory and reach the store as one UPDATE per key every
  * `flushMs`, and the balance a call is admitted against is read from the store at most once per
  * `balanceTtlMs` per key, less what this node charged since. Without this, every call of a key
  * with credit cost a SELECT and two UPDATEs (one committed write each on SQLite).
@@ -45,18 +44,18 @@ export class BatchedCreditAccounts implements CreditAccounts {
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
 
-  constructor(store: CreditAccounts, options: BatchedCreditOptions = {}) {
+  constructor(store: CreditAccounts, options: BatchedCreditOptions) {
     this.#store = store;
     this.#flushMs = options.flushMs ?? 100;
     this.#balanceTtlMs = options.balanceTtlMs ?? 1_000;
     this.#now = options.now ?? Date.now;
-    this.#log = options.log ?? ((message, error) => console.error(message, error));
+    this.#log = options.log;
   }
 
-  balance(keyId: string): number | undefined | Promise<number | undefined> {
+  async balance(keyId: string): Promise<number | undefined> {
     const known = this.#known.get(keyId);
-    if (known !== undefined && this.#now() - known.readAt < this.#balanceTtlMs) return this.#spendable(keyId, known.balance);
-    return this.#read(keyId).then((stored) => this.#spendable(keyId, stored));
+    const stored = known !== undefined && this.#now() - known.readAt < this.#balanceTtlMs ? known.balance : await this.#read(keyId);
+    return this.#spendable(keyId, stored);
   }
 
   /** The store's balance less what this node charged and has not written yet. */
@@ -65,7 +64,8 @@ export class BatchedCreditAccounts implements CreditAccounts {
     return stored - (this.#pending.get(keyId) ?? 0) - (this.#writing.get(keyId) ?? 0);
   }
 
-  charge(keyId: string, amount: number): void {
+  /** Gathers the charge for the next write; resolves at once. */
+  async charge(keyId: string, amount: number): Promise<void> {
     this.#pending.set(keyId, (this.#pending.get(keyId) ?? 0) + amount);
     // While a write is under way its end schedules the next one.
     if (this.#flushing === undefined) this.#scheduleFlush();

@@ -4,10 +4,10 @@
  * succeeds and released (given back) once when it fails, by task id, whichever node sees it.
  */
 export interface CreditAccounts {
-  /** The spendable balance (holds already taken off); undefined when the key has no account. At once when it is known. */
-  balance(keyId: string): number | undefined | Promise<number | undefined>;
+  /** The spendable balance (holds already taken off); undefined when the key has no account. */
+  balance(keyId: string): Promise<number | undefined>;
   /** Takes a completed sync call's price off the balance, which may go below zero. */
-  charge(keyId: string, amount: number): void | Promise<void>;
+  charge(keyId: string, amount: number): Promise<void>;
   /** Takes `amount` off the balance for work about to be submitted, if the balance covers it. */
   hold(keyId: string, model: string, amount: number): Promise<CreditHold | undefined>;
   /** Settles or releases the holds of tasks that have ended (and releases holds never tied to a task). */

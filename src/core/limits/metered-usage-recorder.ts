@@ -3,7 +3,7 @@ import { UsageRecorder, type UsageRecorderOptions } from '../usage/usage-recorde
 import type { Admission } from './admission.ts';
 
 /**
- * The usage recorder every route already calls when a call completes, also feeding the record to
+ * The usage recorder of every completed call (routes and tasks), also feeding the record to
  * admission at once (token quotas, token prices): the ledger write stays batched off the request
  * path, while the next call of the key, on any node, already sees these tokens.
  */
@@ -17,6 +17,7 @@ export class MeteredUsageRecorder extends UsageRecorder {
 
   override record(record: UsageRecord): void {
     super.record(record);
-    this.#admission.recordUsage(record);
+    // Never rejects: a failure to count is logged by admission.
+    void this.#admission.recordUsage(record);
   }
 }

@@ -1,0 +1,35 @@
+import type { FastifyRequest } from 'fastify';
+import { callUsage, type CompletedCall } from '../core/usage/call-usage.ts';
+import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
+import type { App } from './app-types.ts';
+import { routeOf } from './route-of.ts';
+
+/** What a completed call used, as its handler measured it; who called, where and when are the request's. */
+export type CallUsage = Omit<CompletedCall, 'keyId' | 'endpoint' | 'requestId'>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The usage ledger's name for this route's calls (`chat.completions`); every route that records usage declares it. */
+    usage?: string;
+  }
+  interface FastifyRequest {
+    /**
+     * Records what this call used: in the usage ledger (batched, off the request path) and, through
+     * the recorder, against the key's token quotas and token prices.
+     */
+    recordUsage(used: CallUsage): void;
+  }
+}
+
+/**
+ * The one place usage records are made for requests: the key, the endpoint (the route's
+ * `config.usage`), the request id and the time come from the request; the handler gives only
+ * what it measured (the model it ran, tokens, units).
+ */
+export function installUsageRecording(app: App, recorder: UsageRecorder): void {
+  app.decorateRequest('recordUsage', function recordUsage(this: FastifyRequest, used: CallUsage): void {
+    const endpoint = routeOf(this).config.usage;
+    if (endpoint === undefined) throw new Error(`route ${this.routeOptions.url ?? ''} records usage without a usage endpoint in its config`);
+    recorder.record(callUsage({ ...used, keyId: this.apiKey?.id ?? '', endpoint, requestId: this.requestId }));
+  });
+}
