@@ -1,6 +1,7 @@
 // npm run bench:cli — how long `model-platform --help` and `--version` take, from the compiled
 // build (bin/model-platform.js with a current dist/: what `npm run build` leaves) and from the
-// TypeScript sources (the same entry through the module hooks, as a checkout with no build runs).
+// TypeScript sources (the same entry through the module hooks, as a checkout with no build runs),
+// beside a bare `node -e ''` for the floor.
 // Each is a fresh process, run alternately; the median and the slowest of BENCH_ROUNDS are printed.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,8 @@ if (!compiledBuildIsCurrent()) {
 const ways = {
   build: [here('../../bin/model-platform.js')],
   sources: ['--import', here('../../bin/register-typescript.mjs'), here('../../src/cli/main.ts')],
+  // The floor: Node starting and exiting with nothing to run (after --, the flag is the empty script's).
+  'bare node': ['-e', '', '--'],
 } as const;
 
 function runMs(entry: readonly string[], flag: string): number {
