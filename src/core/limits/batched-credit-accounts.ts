@@ -16,10 +16,11 @@ interface KnownBalance {
 }
 
 /**
- * Credit accounts as the request path uses them: a completed call's charges gather in memory and reach the store as one UPDATE per key every
- * `flushMs`, and the balance a call is admitted against is read from the store at most once per
- * `balanceTtlMs` per key, less what this node charged since. Without this, every call of a key
- * with credit cost a SELECT and two UPDATEs (one committed write each on SQLite).
+ * Credit accounts as the request path uses them: a completed call's charges gather in memory and
+ * reach the store as one UPDATE per key every `flushMs`, and the balance a call is admitted
+ * against is read from the store at most once per `balanceTtlMs` per key, less what this node
+ * charged since. Without this, every call of a key with credit cost a SELECT and two UPDATEs
+ * (one committed write each on SQLite).
  *
  * What it changes: the store's balance trails this node's charges by up to `flushMs` (a crash
  * loses at most those, like the usage ledger's batch), and spending on other nodes, top-ups made
