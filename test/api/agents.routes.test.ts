@@ -6,6 +6,7 @@ import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { App } from '../../src/http/app-types.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
+import { ResponseContract } from '../helpers/response-contract.ts';
 import { parseSseBody } from '../helpers/sse-events.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
@@ -79,10 +80,11 @@ describe('agent routes', () => {
   let test: TestPlatform;
   let app: App;
   let agents: ScriptedAgents;
+  const contract = new ResponseContract();
   before(async () => {
     test = await startTestPlatform();
     agents = scriptedAgents();
-    app = await buildApp({ ...test.platform, agents: agents.table, logger: false });
+    app = await buildApp({ ...test.platform, agents: agents.table, logger: false, onResponseMismatch: contract.report });
   });
   beforeEach(() => {
     agents.inputs.length = 0;
@@ -93,6 +95,7 @@ describe('agent routes', () => {
   after(async () => {
     await app.close();
     await test.close();
+    contract.assertKept();
   });
 
   const post = (url: string, body: unknown, headers: Record<string, string> = {}) => postJson({ ...test, app }, url, body, headers);

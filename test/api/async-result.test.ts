@@ -15,6 +15,7 @@ import { buildApp } from '../../src/http/build-app.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
 import { fastTuning } from '../tasks/task-test-kit.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
+import { ResponseContract } from '../helpers/response-contract.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
 describe('GET /paas/v4/async-result/{id} contract', () => {
@@ -100,6 +101,7 @@ describe('GET /paas/v4/async-result/{id} with tasks', () => {
   let dataDir: string;
   let platform: Platform;
   let app: App;
+  const contract = new ResponseContract();
   let owner: { id: string; authorization: string };
   let other: { authorization: string };
 
@@ -113,12 +115,13 @@ describe('GET /paas/v4/async-result/{id} with tasks', () => {
     const ownerKey = await platform.keys.create({ name: 'owner' });
     owner = { id: ownerKey.id, authorization: `Bearer ${formatApiKey(ownerKey)}` };
     other = { authorization: `Bearer ${formatApiKey(await platform.keys.create({ name: 'other' }))}` };
-    app = await buildApp({ ...platform, logger: false });
+    app = await buildApp({ ...platform, logger: false, onResponseMismatch: contract.report });
   });
   after(async () => {
     await app.close();
     await platform.close();
     rmSync(dataDir, { recursive: true, force: true });
+    contract.assertKept();
   });
 
   const submit = (kind: 'image' | 'video', behaviour: string) =>

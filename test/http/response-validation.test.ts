@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { responses } from '../../src/api/shared/common.schema.ts';
 import { SseWriter } from '../../src/http/sse-writer.ts';
 import { startTestPlatform, type CheckedTestPlatform } from '../helpers/test-platform.ts';
 
 const Thing = Type.Object({ id: Type.String(), size: Type.Integer() });
 const ThingEvent = Type.Object({ delta: Type.String() });
+
+/** A body the route's types would refuse: what these routes send on purpose. */
+const unchecked = (body: unknown) => body as Static<typeof Thing>;
 
 /**
  * The test platforms check every answer against its route's schema: these routes answer what
@@ -19,9 +22,9 @@ describe('response schema check of the test platforms', () => {
     test = await startTestPlatform();
     const options = { schema: { response: responses(Thing) }, config: { public: true } };
     test.app.get('/test/right-shape', options, async () => ({ id: 'a', size: 1 }));
-    test.app.get('/test/wrong-shape', options, async () => ({ id: 42 }));
+    test.app.get('/test/wrong-shape', options, async () => unchecked({ id: 42 }));
     test.app.get('/test/undeclared-status', options, async (_request, reply) => reply.code(201).send({ id: 'a', size: 1 }));
-    test.app.get('/test/wrong-error', options, async (_request, reply) => reply.code(400).send({ message: 'no code' }));
+    test.app.get('/test/wrong-error', options, async (_request, reply) => reply.code(400).send(unchecked({ message: 'no code' })));
     test.app.get('/test/no-schema', { config: { public: true } }, async () => ({ anything: true }));
     test.app.get('/test/stream', { ...options, config: { public: true, streamEvent: ThingEvent } }, async (request, reply) => {
       const events = new SseWriter(request, reply);
@@ -90,7 +93,7 @@ describe('response schema check of the test platforms', () => {
 
   it('fails the test platform’s close() with every mismatch it saw', async () => {
     const other = await startTestPlatform();
-    other.app.get('/test/wrong-shape', { schema: { response: responses(Thing) }, config: { public: true } }, async () => ({ id: 42 }));
+    other.app.get('/test/wrong-shape', { schema: { response: responses(Thing) }, config: { public: true } }, async () => unchecked({ id: 42 }));
     await other.app.inject({ method: 'GET', url: '/test/wrong-shape' });
     await assert.rejects(other.close(), (error: Error) => {
       assert.equal(error.name, 'AssertionError');
