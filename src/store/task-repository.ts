@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Selectable } from 'kysely';
+import { UnparsableJson } from '../core/tasks/stored-task-data.ts';
 import type { TaskRecord, TaskStatus } from '../core/tasks/task.ts';
 import type { Database } from './database.ts';
 import type { DatabaseSchema, TaskTable } from './database-schema.ts';
@@ -256,8 +257,8 @@ function toQueuedTask(row: Selectable<TaskTable>): QueuedTask {
     model: row.model,
     requestId: row.request_id,
     status: row.status as TaskStatus,
-    request: JSON.parse(row.request) as unknown,
-    result: row.result === null ? undefined : (JSON.parse(row.result) as unknown),
+    request: parseStoredJson(row.request),
+    result: row.result === null ? undefined : parseStoredJson(row.result),
     // An earlier attempt's retryable error stays in the row; clients see an error only once FAIL.
     error: row.status === 'FAIL' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : undefined,
     attempts: Number(row.attempts),
@@ -269,4 +270,16 @@ function toQueuedTask(row: Selectable<TaskTable>): QueuedTask {
     leaseOwner: row.lease_owner ?? undefined,
     leaseExpiresAt: row.lease_expires_at === null ? undefined : Number(row.lease_expires_at),
   };
+}
+
+/**
+ * A damaged column must not make every read of the table throw (the queue lists many rows at
+ * once): it is handed on as UnparsableJson, and the reader of that one task fails it clearly.
+ */
+function parseStoredJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    return new UnparsableJson((error as Error).message);
+  }
 }

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import { maxVideoImageBytes, maxVideoPromptLength } from '../../core/media/video-input-limits.ts';
 import { readVideoImage } from '../../tools/media/video-input-image.ts';
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
 import type { StoredInputImage, VideoJob } from '../../core/media/generate-video.ts';
 import { extensionOf } from '../../core/media/media-blobs.ts';
 import { defaultVideoTimeoutMs, taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
+import { videoTaskResult } from '../../core/media/media-task-data.ts';
+import { StoredTaskData } from '../../core/tasks/stored-task-data.ts';
 import type { TaskRecord } from '../../core/tasks/task.ts';
 import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
 import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
@@ -24,6 +27,9 @@ interface EffectVideoJob extends VideoJob {
   readonly agent: typeof agentId;
   readonly template: EffectTemplateName;
 }
+
+/** The mark that makes a stored video task this agent's. */
+const agentTaskRequest = new StoredTaskData('request', Type.Object({ agent: Type.Literal(agentId) }));
 
 /**
  * The agent with the origin its download URLs need: `asyncResult(owner, id, origin)`, where
@@ -73,7 +79,7 @@ export function createEffectVideoAgent(services: AgentServices): EffectVideoAgen
 
   async function asyncResult(ownerKeyId: string, asyncId: string, origin?: string): Promise<AsyncAgentResult | undefined> {
     const task = await services.tasks.get(asyncId, ownerKeyId);
-    if (task === undefined || task.kind !== 'video' || (task.request as Partial<EffectVideoJob> | null)?.agent !== agentId) return undefined;
+    if (task === undefined || task.kind !== 'video' || !agentTaskRequest.matches(task)) return undefined;
     switch (task.status) {
       case 'PROCESSING':
         return { status: 'pending' };
@@ -132,13 +138,9 @@ function effectVideoJob(model: string, template: EffectTemplateName, prompt: str
   };
 }
 
-/** `{ videos: [{ key, coverKey }] }`, as the video task handler stores it. */
+/** The one video the video task handler stored. */
 function readStoredVideo(task: TaskRecord): { key: string; coverKey: string } {
-  const video = ((task.result as { videos?: unknown } | null | undefined)?.videos as unknown[] | undefined)?.[0] as
-    | { key?: unknown; coverKey?: unknown }
-    | undefined;
-  if (typeof video?.key !== 'string' || typeof video.coverKey !== 'string') {
-    throw new ApiError('500', `The stored result of effect video task '${task.id}' cannot be read.`);
-  }
-  return { key: video.key, coverKey: video.coverKey };
+  const video = videoTaskResult.read(task).videos[0];
+  if (video === undefined) throw new ApiError('500', `The stored result of effect video task '${task.id}' holds no video.`);
+  return video;
 }
