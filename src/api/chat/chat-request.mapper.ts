@@ -1,9 +1,13 @@
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool } from '../../core/chat/chat-types.ts';
+import type { ChatSearch } from '../../core/chat/chat-web-search.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { chatModelRules, effectiveThinking } from '../../core/models/chat-model-rules.ts';
 import { inlineHead, parseInlineData } from '../../core/media/inline-data.ts';
 import type { ContentPart as WireContentPart, ChatMessage as WireChatMessage } from '../shared/message.schema.ts';
 import type { ChatCompletionRequest } from './chat.schema.ts';
+
+/** A chat call before it has a signal: what an async chat task stores. */
+export type ChatJob = Omit<ChatRequest, 'signal'>;
 
 /**
  * The platform's chat body as an engine-neutral ChatRequest: the spec's per-model defaults
@@ -11,6 +15,11 @@ import type { ChatCompletionRequest } from './chat.schema.ts';
  * unless `clear_thinking` is false, the stop words as a list, media as URLs.
  */
 export function toChatRequest(body: ChatCompletionRequest, signal: AbortSignal): ChatRequest {
+  return { ...toChatJob(body), signal };
+}
+
+/** toChatRequest without the signal. */
+export function toChatJob(body: ChatCompletionRequest): ChatJob {
   const rules = chatModelRules(body.model);
   const keepReasoning = body.thinking?.clear_thinking === false;
   return {
@@ -26,7 +35,23 @@ export function toChatRequest(body: ChatCompletionRequest, signal: AbortSignal):
     responseFormat: body.response_format?.type ?? 'text',
     thinking: effectiveThinking(body.model, body.thinking?.type, body.reasoning_effort),
     seed: body.seed,
-    signal,
+  };
+}
+
+/** The body's web_search tool, defaults applied; undefined when it has none or it is disabled. */
+export function toChatSearch(body: ChatCompletionRequest): ChatSearch | undefined {
+  const tool = body.tools?.find((item) => item.type === 'web_search');
+  const options = tool?.web_search;
+  if (options === undefined || options.enable === false) return undefined;
+  return {
+    engine: options.search_engine ?? 'search-prime',
+    query: options.search_query,
+    count: options.count ?? 10,
+    domainFilter: options.search_domain_filter,
+    recencyFilter: options.search_recency_filter ?? 'noLimit',
+    contentSize: options.content_size ?? 'medium',
+    prompt: options.search_prompt,
+    showResults: options.search_result !== false,
   };
 }
 
@@ -78,7 +103,7 @@ function sniffMediaType(head: Buffer): string {
 
 /**
  * Function tools go to the engine; the web search tool is run by the platform before the engine
- * is called (chat-web-search.ts); retrieval needs a knowledge base this server does not have.
+ * is called (core/chat/chat-web-search.ts); retrieval needs a knowledge base this server does not have.
  */
 export function toFunctionTools(tools: NonNullable<ChatCompletionRequest['tools']>): FunctionTool[] {
   return tools.flatMap((tool, index) => {

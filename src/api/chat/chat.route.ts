@@ -8,25 +8,16 @@ import type { App, AppDependencies } from '../../http/app-types.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
-import { searchForChat, webSearchTool, withSearchResults } from './chat-web-search.ts';
-import { hasRemoteMedia, inlineRemoteMedia } from './inline-remote-media.ts';
-import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
-import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
+import { createChatMediaFetcher } from '../../core/chat/inline-remote-media.ts';
+import { prepareChat } from '../../core/chat/prepare-chat.ts';
 import { checkChatRequest } from './chat.checks.ts';
-import { toChatRequest } from './chat-request.mapper.ts';
+import { toChatRequest, toChatSearch } from './chat-request.mapper.ts';
 import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
 import { ChatCompletionChunk, ChatCompletionRequest, ChatCompletionResponse } from './chat.schema.ts';
 import { relayChatStream } from './chat-stream-relay.ts';
 
-/** Media a client gives by URL: at most this many bytes each (the chat body itself is capped at 32 MB). */
-const maxRemoteMediaBytes = 20 * 1024 * 1024;
-
 export function registerChatRoutes(app: App, deps: AppDependencies): void {
-  const mediaFetcher = new GuardedFetcher({
-    guard: new SsrfGuard({ allow: deps.config.fetch?.allow ?? [] }),
-    maxBytes: maxRemoteMediaBytes,
-    userAgent: 'model-platform (chat media)',
-  });
+  const mediaFetcher = createChatMediaFetcher(deps.config.fetch?.allow ?? [], 'chat media');
   app.addHook('onClose', () => mediaFetcher.close());
 
   app.post(
@@ -46,17 +37,12 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
-      let chatRequest = toChatRequest(body, abortOnDisconnect(reply));
-      if (hasRemoteMedia(chatRequest)) chatRequest = await inlineRemoteMedia(chatRequest, mediaFetcher);
+      const search = toChatSearch(body);
+      const { request: chatRequest, searchResults } = await prepareChat({ engines: deps.engines, mediaFetcher }, toChatRequest(body, abortOnDisconnect(reply)), search);
       let header = answerHeader(request, body.model);
-      const searchTool = webSearchTool(body);
-      if (searchTool !== undefined) {
-        const results = await searchForChat(deps.engines, searchTool, chatRequest);
-        chatRequest = withSearchResults(chatRequest, results, searchTool.search_prompt);
-        if (searchTool.search_result !== false) header = { ...header, webSearch: results.map(toWireSearchResult) };
-      }
+      if (searchResults !== undefined && search?.showResults === true) header = { ...header, webSearch: searchResults.map(toWireSearchResult) };
       // The web_search tool ran one search for this answer.
-      const recordUsage = (usage: ChatUsage) => request.recordUsage({ model: body.model, ...usage, ...(searchTool === undefined ? {} : { units: { searches: 1 } }) });
+      const recordUsage = (usage: ChatUsage) => request.recordUsage({ model: body.model, ...usage, ...(search === undefined ? {} : { units: { searches: 1 } }) });
       if (body.stream === true) {
         // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
         const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.engines.tokenizer(body.model);

@@ -4,23 +4,14 @@ import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { toChatMessages, toFunctionTools } from '../chat/chat-request.mapper.ts';
-import { hasRemoteMedia, inlineRemoteMediaOf } from '../chat/inline-remote-media.ts';
-import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
-import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
+import { createChatMediaFetcher, hasRemoteMedia, inlineRemoteMediaOf } from '../../core/chat/inline-remote-media.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkTokenizerRequest } from './tokenizer.checks.ts';
 import { TokenizerRequest, TokenizerResponse } from './tokenizer.schema.ts';
 
-/** Media a client gives by URL: at most this many bytes each, as on chat completions. */
-const maxRemoteMediaBytes = 20 * 1024 * 1024;
-
 export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
   // Media by URL is fetched here, as for chat: an engine's /tokenize would otherwise fetch a URL the client chose.
-  const mediaFetcher = new GuardedFetcher({
-    guard: new SsrfGuard({ allow: deps.config.fetch?.allow ?? [] }),
-    maxBytes: maxRemoteMediaBytes,
-    userAgent: 'model-platform (tokenizer media)',
-  });
+  const mediaFetcher = createChatMediaFetcher(deps.config.fetch?.allow ?? [], 'tokenizer media');
   app.addHook('onClose', () => mediaFetcher.close());
 
   app.post(

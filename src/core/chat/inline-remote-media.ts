@@ -1,8 +1,20 @@
-import type { ChatMessage, ChatRequest, ContentPart } from '../../core/chat/chat-types.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
-import type { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
+import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
+import type { ChatMessage, ChatRequest, ContentPart } from './chat-types.ts';
 
 const mediaFetchTimeoutMs = 20_000;
+
+/** Media a client gives by URL: at most this many bytes each (the chat body itself is capped at 32 MB). */
+const maxRemoteMediaBytes = 20 * 1024 * 1024;
+
+/**
+ * The fetcher of media given by URL in chat messages, through the SSRF guard with the config's
+ * `fetch.allow`; `purpose` names the caller in its User-Agent. Whoever creates one closes it.
+ */
+export function createChatMediaFetcher(allow: readonly string[], purpose: string): GuardedFetcher {
+  return new GuardedFetcher({ guard: new SsrfGuard({ allow }), maxBytes: maxRemoteMediaBytes, userAgent: `model-platform (${purpose})` });
+}
 
 /** Whether some message has a media part given as an http(s) URL (inlineRemoteMedia has work to do). */
 export function hasRemoteMedia(request: Pick<ChatRequest, 'messages'>): boolean {

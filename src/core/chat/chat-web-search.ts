@@ -1,29 +1,39 @@
-import type { ChatMessage, ChatRequest } from '../../core/chat/chat-types.ts';
-import type { EngineRegistry } from '../../core/engines/engine-registry.ts';
-import type { SearchResult } from '../../core/web/web-searcher.ts';
-import type { ChatCompletionRequest } from './chat.schema.ts';
+import type { SearchQuery, SearchResult, WebSearcher } from '../web/web-searcher.ts';
+import type { ChatMessage, ChatRequest } from './chat-types.ts';
 
-type WebSearchOptions = NonNullable<NonNullable<ChatCompletionRequest['tools']>[number]['web_search']>;
-
-/** The chat request's web search tool, when it has one that is enabled. */
-export function webSearchTool(body: ChatCompletionRequest): WebSearchOptions | undefined {
-  const tool = body.tools?.find((item) => item.type === 'web_search');
-  return tool?.web_search?.enable === false ? undefined : tool?.web_search;
+/** The chat web_search tool's settings (platform-facts §1.2), defaults applied. */
+export interface ChatSearch {
+  /** The search engine (model) name, `search-prime` by default. */
+  readonly engine: string;
+  /** What to search for; undefined: the conversation's last user message. */
+  readonly query: string | undefined;
+  readonly count: number;
+  readonly domainFilter: string | undefined;
+  readonly recencyFilter: SearchQuery['recencyFilter'];
+  readonly contentSize: SearchQuery['contentSize'];
+  /** The instruction the results are put in (`{search_result}` stands for them); undefined: a default one. */
+  readonly prompt: string | undefined;
+  /** Whether the answer carries the results (`web_search`) beside the message. */
+  readonly showResults: boolean;
 }
 
 /**
- * Runs the chat tool's web search (platform-facts §1.2: the web_search endpoint's filters) on the
- * query it names, or on the last user message.
+ * Runs the chat tool's web search (the web_search endpoint's filters) on the query it names, or on
+ * the last user message.
  */
-export async function searchForChat(engines: EngineRegistry, options: WebSearchOptions, request: ChatRequest): Promise<readonly SearchResult[]> {
-  const query = options.search_query ?? lastUserText(request.messages);
+export async function searchForChat(
+  engines: { search(engine: string): WebSearcher },
+  search: ChatSearch,
+  request: ChatRequest,
+): Promise<readonly SearchResult[]> {
+  const query = search.query ?? lastUserText(request.messages);
   if (query.trim() === '') return [];
-  const found = await engines.search(options.search_engine ?? 'search-prime').search({
+  const found = await engines.search(search.engine).search({
     query,
-    count: options.count ?? 10,
-    domainFilter: options.search_domain_filter,
-    recencyFilter: options.search_recency_filter ?? 'noLimit',
-    contentSize: options.content_size ?? 'medium',
+    count: search.count,
+    domainFilter: search.domainFilter,
+    recencyFilter: search.recencyFilter,
+    contentSize: search.contentSize,
     intent: false,
     signal: request.signal,
   });
