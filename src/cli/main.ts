@@ -35,7 +35,10 @@ main(process.argv.slice(2)).then(
   },
   async (error: unknown) => {
     const { ConfigError } = await import('../core/config/config-error.ts');
-    console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+    if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
+    // A refusal of the system (a port in use, a folder that may not be written) says all in its message; its stack is Node's.
+    else if (error instanceof Error && 'syscall' in error) console.error(`model-platform: ${error.message}`);
+    else console.error(error);
     process.exitCode = 1;
   },
 );

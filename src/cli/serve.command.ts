@@ -1,8 +1,9 @@
-import { readSettings } from '../core/config/settings.ts';
+import { readSettings, type Settings } from '../core/config/settings.ts';
+import type { App } from '../http/app-types.ts';
 import { buildApp } from '../http/build-app.ts';
 import { serverLimitsFromSettings } from '../http/server-limits.ts';
 import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
-import { openPlatform } from '../platform/open-platform.ts';
+import { openPlatform, type Platform } from '../platform/open-platform.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { exitAfterShutdown } from './exit-after-shutdown.ts';
 import { startupBanner } from './startup-banner.ts';
@@ -16,10 +17,11 @@ export interface ServeFlags extends CliFlags {
 export async function runServe(flags: ServeFlags): Promise<number> {
   const settings = readSettings(process.env, flags);
   const platform = await openPlatform(settings, process.env);
-  await ensureInitialKey(platform, (line) => console.log(line));
-  if (flags['no-workers'] !== true) platform.startWorkers();
-  const app = await buildApp({ ...platform, logger: { level: process.env['LOG_LEVEL'] ?? 'info' } }, serverLimitsFromSettings(settings));
-  const address = await app.listen({ port: settings.port, host: settings.host });
+  const { app, address } = await startListening(platform, flags, settings).catch(async (error: unknown) => {
+    // A start that fails (the port is taken) closes what it opened, so the process ends with the error.
+    await platform.close();
+    throw error;
+  });
   const banner = startupBanner({ address, publicUrl: settings.publicUrl, config: platform.config });
   app.log.info(banner.fields, banner.message);
   return new Promise<number>((resolve) => {
@@ -39,4 +41,17 @@ export async function runServe(flags: ServeFlags): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+async function startListening(platform: Platform, flags: ServeFlags, settings: Settings): Promise<{ app: App; address: string }> {
+  await ensureInitialKey(platform, (line) => console.log(line));
+  if (flags['no-workers'] !== true) platform.startWorkers();
+  // The platform's logger (LOG_LEVEL): request lines and background failures in one JSON stream.
+  const app = await buildApp(platform, serverLimitsFromSettings(settings));
+  try {
+    return { app, address: await app.listen({ port: settings.port, host: settings.host }) };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -79,5 +80,20 @@ describe('model-platform command line (spawned)', () => {
     assert.equal(nestedField.code, 2);
     assert.match(nestedField.stderr, /'policy\.quota\.callz': is not a policy field/);
     assert.doesNotMatch(unknownField.stderr + nestedField.stderr, /^\s+at /m);
+  });
+
+  // Before, the platform it had opened kept the process alive after the error: the timeout is the test.
+  it('serve on a port in use: one line naming the problem, exit code 1, the process ends', { timeout: 120_000 }, async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = holder.address() as AddressInfo;
+      const result = await runCli(['serve'], { MODEL_PLATFORM_DATA_DIR: join(dataDir, 'port-taken'), PORT: String(port), HOST: '127.0.0.1' });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, new RegExp(`^model-platform: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}$`, 'm'));
+      assert.doesNotMatch(result.stderr, /^\s+at /m, 'no stack trace');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 });
