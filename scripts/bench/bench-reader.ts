@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   turndown.use(gfm);
   const extractor = new HtmlExtractor();
   const fetcher = new GuardedFetcher({ guard: new SsrfGuard({ allow: ['127.0.0.1'] }), maxBytes: 20 * 1024 * 1024, userAgent: 'bench' });
-  const reader = new WebPageReader({ fetcher, cache: undefined, cacheTtlMs: 0, renderer: undefined });
+  const reader = new WebPageReader({ fetcher, cache: undefined, cacheTtlMs: 0, renderer: undefined, warn: (message, error) => console.warn(message, error) });
   const options: ReadOptions = {
     timeoutMs: 20_000,
     noCache: true,

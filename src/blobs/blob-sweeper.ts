@@ -14,11 +14,11 @@ export function startBlobSweeper(
     intervalMs?: number;
     /** Keys left alone: blobs with a retention of their own (uploaded files). */
     keepPrefixes?: readonly string[];
-    log?: (message: string, error?: unknown) => void;
+    log: (message: string, error?: unknown) => void;
   },
 ): () => Promise<void> {
   if (options.retentionDays <= 0) return async () => undefined;
-  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  const log = options.log;
   return startPeriodicJob(
     () => store.deleteOlderThan(Date.now() - options.retentionDays * day, options.keepPrefixes ?? []),
     options.intervalMs ?? 3_600_000,

@@ -27,7 +27,7 @@ export async function runWorker(flags: CliFlags): Promise<number> {
         .then(
           () => resolve(exitAfterShutdown(0, (message) => console.error(message))),
           (error: unknown) => {
-            console.error('worker shutdown failed:', error);
+            platform.logger.error({ err: error }, 'worker shutdown failed');
             resolve(exitAfterShutdown(1, (message) => console.error(message)));
           },
         );

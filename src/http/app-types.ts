@@ -55,8 +55,8 @@ export interface AppDependencies {
   readonly metrics: PlatformMetrics;
   /** The dependency checks of GET /readyz. */
   readonly readiness: Readiness;
-  /** pino options, or false to log nothing (tests). */
-  readonly logger: boolean | Record<string, unknown>;
+  /** The process's logger (the platform's), pino options, or false to log nothing (tests). */
+  readonly logger: FastifyBaseLogger | boolean | Record<string, unknown>;
   /**
    * Tests only: every answer is checked against its route's response schema and each mismatch is
    * reported here (http/response-validation.ts). Absent in production, where nothing is checked.

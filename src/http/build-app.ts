@@ -1,4 +1,4 @@
-import Fastify, { LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerApiRoutes } from '../api/register-api-routes.ts';
 import { installAdmission } from './admission-hooks.ts';
@@ -13,6 +13,7 @@ import { installResponseValidation } from './response-validation.ts';
 import { installRequestMetrics } from './request-metrics.ts';
 import { installResponseEnd } from './response-end.ts';
 import { generateRequestId } from './request-id.ts';
+import { installRequestLogLine, RequestLineLogController } from './request-log-line.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
@@ -32,16 +33,14 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
     ...serverOptions(limits),
     // What the HTTP parser refuses, and requests not received in time, are answered in the platform's body too.
     clientErrorHandler: handleClientError,
-    logger:
-      deps.logger === false
-        ? false
-        : { redact: ['req.headers.authorization'], ...(deps.logger === true ? {} : deps.logger) },
+    ...loggerOptions(deps.logger),
     genReqId: () => generateRequestId(),
     childLoggerFactory: lazyRequestLogger,
     frameworkErrors: handleFrameworkError,
     // Requests that arrive while the server closes are answered in the platform's body (shutdown.ts).
     return503OnClosing: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // One line per request, written by installRequestLogLine.
+    logController: new RequestLineLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: defaultBodyLimit,
     // JSON bodies holding "__proto__" or "constructor": {"prototype": …} at any depth are refused
     // (1210), not parsed. Fastify's defaults, stated here because the handlers rely on them.
@@ -65,6 +64,7 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   app.decorateRequest('routeOptionsRead', undefined);
   // First of the onRequest hooks, so requests that authentication or limits refuse are counted too.
   installResponseEnd(app);
+  installRequestLogLine(app);
   installRequestMetrics(app, deps.metrics);
   app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator, watchShutdown(app)));
   // Key limits on every route: rate right after authentication, model calls before the handler.
@@ -84,4 +84,10 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   registerMetricsRoute(app, deps.metrics);
   await registerApiRoutes(app, deps);
   return app;
+}
+
+/** Fastify's logger: the process's own when given one, else one made from pino options (or none). */
+function loggerOptions(logger: AppDependencies['logger']) {
+  if (typeof logger === 'object' && typeof (logger as { child?: unknown }).child === 'function') return { loggerInstance: logger as FastifyBaseLogger };
+  return { logger: logger === false ? false : { redact: ['req.headers.authorization'], ...(logger === true ? {} : logger) } };
 }

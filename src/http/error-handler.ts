@@ -1,11 +1,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors/api-error.ts';
 import { quoteClientValue } from '../core/errors/quote-client-value.ts';
+import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 import { identify } from './request-hooks.ts';
 import { violationToApiError } from './validation-error.ts';
 
 /** Sends an ApiError in the platform's body, with `x-should-retry: false` when retrying cannot help. */
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
+  reply.request.errorCode = error.code;
   reply.code(error.status).headers(error.headers);
   if (!error.retryable) reply.header('x-should-retry', 'false');
   return reply.type('application/json; charset=utf-8').send(error.toBody());
@@ -40,7 +42,9 @@ function toApiError(error: FastifyError | ApiError | Error, request: FastifyRequ
   if (code.startsWith('FST_ERR_CTP_') || fastifyError.statusCode === 400) {
     return new ApiError('1210', `The request body could not be parsed: ${error.message}`);
   }
-  request.log.error({ err: error }, 'unhandled error');
+  // Logged once: an engine's failure has its line already, and a call the client left is not an
+  // error of the server (the request's line says the client closed the connection).
+  if (!engineFailureLogged(error) && !request.responseEnd?.clientLeft) request.log.error({ err: error }, 'unhandled error');
   return new ApiError('500');
 }
 

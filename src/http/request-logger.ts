@@ -67,8 +67,7 @@ class RequestLogger implements FastifyBaseLogger {
   }
 
   #write(level: Level, args: unknown[]): void {
-    const threshold = levelValues[this.level];
-    if (threshold !== undefined && (levelValues[level] as number) < threshold) return;
+    if (!levelEnabled(this, level)) return;
     (this.#logger()[level] as (...line: unknown[]) => void)(...args);
   }
 
@@ -76,6 +75,12 @@ class RequestLogger implements FastifyBaseLogger {
     this.#child ??= this.#parent.child(this.#bindings);
     return this.#child;
   }
+}
+
+/** Whether `logger` writes lines at `level` (read from its level name: cheaper than making the line). */
+export function levelEnabled(logger: FastifyBaseLogger, level: Level): boolean {
+  const threshold = levelValues[logger.level];
+  return threshold === undefined || (levelValues[level] as number) >= threshold;
 }
 
 /** Fastify's per-request child logger, made lazily (a route's own level or serializers get a real child at once). */

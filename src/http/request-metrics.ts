@@ -15,7 +15,7 @@ declare module 'fastify' {
 }
 
 /** A client that leaves before its response is complete, as nginx logs it. */
-const clientClosedStatus = '499';
+export const clientClosedStatus = '499';
 
 /**
  * Counts and times every request (http_requests_total, http_request_duration_seconds) by route

@@ -28,6 +28,11 @@ export class ResponseEnd {
     raw.once('close', () => this.end(raw.writableFinished));
   }
 
+  /** Whether the response ended before the whole answer went out: the client left. */
+  get clientLeft(): boolean {
+    return this.#ended && !this.#complete;
+  }
+
   /** Runs `listener` at the end (at once when the response is over already). */
   onEnd(listener: ResponseEndListener): void {
     if (this.#ended) listener(this.#complete);

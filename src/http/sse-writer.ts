@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../core/errors/api-error.ts';
+import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 import { routeOf } from './route-of.ts';
 
 /**
@@ -45,6 +47,18 @@ export class SseWriter {
 
   async send(data: unknown): Promise<void> {
     await this.#write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /**
+   * The error that ends this stream in band, as the client will read it (a 500 for anything not an
+   * ApiError); its code goes into the request's log line. An unexpected error is logged here, once
+   * (an engine's failure has its own line already).
+   */
+  inBandError(error: unknown): ApiError {
+    if (!(error instanceof ApiError) && !engineFailureLogged(error)) this.#request.log.error({ err: error }, 'stream failed');
+    const apiError = error instanceof ApiError ? error : new ApiError('500');
+    this.#request.errorCode = apiError.code;
+    return apiError;
   }
 
   /** Writes `[DONE]` and ends the response. */

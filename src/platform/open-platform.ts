@@ -47,6 +47,8 @@ import { platformModels } from '../core/models/platform-models.ts';
 import type { Readiness } from '../core/health/readiness.ts';
 import { createReadiness } from './readiness-checks.ts';
 import type { TaskEngine, TaskTuning } from '../tasks/task-engine.ts';
+import { failureLog } from '../core/logging/logger.ts';
+import { createLogger, type PlatformLogger } from './create-logger.ts';
 
 /** The composed, storage-backed parts the server, the worker and the CLI share. */
 export interface Platform {
@@ -83,6 +85,8 @@ export interface Platform {
   readonly metrics: PlatformMetrics;
   /** The dependencies /readyz checks: database, Redis (when set), object store, free space of the data disk. */
   readonly readiness: Readiness;
+  /** This process's logger: the app logs its requests through it, background work its failures. */
+  readonly logger: PlatformLogger;
   /** Starts this process's task workers and the retention sweepers (generated media, uploaded files, usage ledger days). */
   startWorkers(): void;
   /** Revokes a key in storage and in this process's auth cache, so it is refused at once. */
@@ -96,6 +100,8 @@ export interface PlatformOptions {
   readonly taskTuning?: Partial<TaskTuning>;
   /** The local disk blobs are written to and /readyz measures (tests: one that fills up). */
   readonly disk?: LocalDisk;
+  /** The process's logger; by default JSON lines on stdout at LOG_LEVEL of `environment`. */
+  readonly logger?: PlatformLogger;
 }
 
 /** Loads the config, opens storage and applies pending migrations. */
@@ -103,7 +109,9 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   const config = settings.configPath === undefined ? {} : loadConfigFile(settings.configPath, environment, modelEntrySchema);
   const masterKey = loadMasterKey(settings.dataDir, environment);
   const box = new SecretBox(masterKey);
-  const database = openDatabase(settings);
+  const logger = options.logger ?? createLogger(environment);
+  const logFailure = failureLog(logger);
+  const database = openDatabase({ ...settings, log: failureLog(logger, 'warn') });
   try {
     await migrateToLatest(database);
   } catch (error) {
@@ -120,7 +128,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     scrapeToken: metricsToken === '' ? undefined : metricsToken,
   });
   metrics.collectQueueDepth(taskQueueDepth(database));
-  const reader = createWebReader({ database, config, dataDir: settings.dataDir });
+  const reader = createWebReader({ database, config, dataDir: settings.dataDir, log: failureLog(logger, 'warn') });
   const engines = new EngineRegistry(
     models,
     backendFactories,
@@ -128,11 +136,12 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     (tokenizerPath, chatTemplatePath) => HfTokenCounter.load(tokenizerPath, chatTemplatePath),
     { searchIndex, reader },
     metrics,
+    logger,
   );
   const ledger = new UsageRepository(database);
-  const limits = openKeyLimits({ database, keys, redisUrl: settings.redisUrl, changed: (id) => authenticator.forget(id) });
+  const limits = openKeyLimits({ database, keys, redisUrl: settings.redisUrl, changed: (id) => authenticator.forget(id), log: logFailure });
   const usage = new MeteredUsageRecorder((records) => ledger.insertMany(records), limits.admission, {
-    onError: (error, dropped) => console.error(`usage records not written yet (${dropped} dropped):`, error),
+    onError: (error, dropped) => logger.error({ err: error, dropped }, 'usage records not written yet'),
     observe: (record) => metrics.recordUsage(record),
   });
   const disk = options.disk ?? nodeLocalDisk;
@@ -142,6 +151,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     database,
     redisUrl: settings.redisUrl,
     concurrency: settings.workerConcurrency,
+    log: logFailure,
     onTaskFinished: (kind, outcome, task, result) => {
       metrics.taskFinished(kind, outcome);
       // Generated images and videos count in the ledger when their task succeeds, once (the fenced write's worker).
@@ -179,6 +189,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     credits: limits.credits,
     keyAdmin: limits.keyAdmin,
     metrics,
+    logger,
     readiness: createReadiness({
       database,
       redisUrl: settings.redisUrl,
@@ -191,10 +202,10 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       tasks.start();
       limits.startReconciler();
       // Uploaded files keep their own 180-day retention: the media sweeper leaves `files/` alone.
-      stopSweeper ??= startBlobSweeper(blobs, { retentionDays: settings.blobRetentionDays, keepPrefixes: [fileBlobPrefix] });
-      stopFileSweeper ??= startFileRetentionSweeper(files);
+      stopSweeper ??= startBlobSweeper(blobs, { retentionDays: settings.blobRetentionDays, keepPrefixes: [fileBlobPrefix], log: logFailure });
+      stopFileSweeper ??= startFileRetentionSweeper(files, { log: logFailure });
       // The usage ledger's days: the coming ones prepared (PostgreSQL partitions), those past retention dropped.
-      stopUsageRetention ??= startUsageRetention(ledger, { retentionDays: settings.usageRetentionDays });
+      stopUsageRetention ??= startUsageRetention(ledger, { retentionDays: settings.usageRetentionDays, log: logFailure });
     },
     async revokeKey(id) {
       const revoked = await keys.revoke(id);

@@ -23,14 +23,15 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 
 /**
  * PostgreSQL when `databaseUrl` is set, otherwise SQLite at `<dataDir>/platform.db`; a full disk
- * fails a statement with the platform's "storage is full" error (DiskFullDialect).
+ * fails a statement with the platform's "storage is full" error (DiskFullDialect). `log` hears of
+ * pooled PostgreSQL connections the server closed (unset: they are only replaced).
  */
-export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string }): Database {
+export function openDatabase(options: { databaseUrl: string | undefined; dataDir: string; log?: (message: string, error: unknown) => void }): Database {
   if (options.databaseUrl !== undefined) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // An idle pooled connection that PostgreSQL ends (a restart, a failover, an operator) reports
     // here; unheard, that error would end the process. The pool opens a new one when next asked.
-    pool.on('error', (error) => console.error(`a pooled PostgreSQL connection was closed: ${error.message}`));
+    pool.on('error', (error) => options.log?.('a pooled PostgreSQL connection was closed', error));
     const db = new Kysely<DatabaseSchema>({ dialect: new DiskFullDialect(new PostgresDialect({ pool })) });
     return wrap(db, 'postgres');
   }

@@ -16,7 +16,7 @@ import { TaskRunner } from './task-runner.ts';
  */
 export function createTaskService(options: TaskEngineOptions): TaskEngine {
   const tuning = { ...defaultTaskTuning, ...options.tuning };
-  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  const log = options.log;
   const handlers = new Map<string, TaskHandler>();
   for (const handler of options.handlers) {
     if (handlers.has(handler.kind)) throw new Error(`two task handlers for kind '${handler.kind}'`);

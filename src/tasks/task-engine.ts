@@ -49,7 +49,8 @@ export interface TaskEngineOptions {
   /** Tasks this process runs at once. */
   readonly concurrency?: number;
   readonly tuning?: Partial<TaskTuning>;
-  readonly log?: TaskLog;
+  /** Where failures the workers survive are logged (a handler's bug, a heartbeat or queue error). */
+  readonly log: TaskLog;
   /** Hears of each task a worker of this process ends (success, fail, timeout): the metrics. */
   readonly onTaskFinished?: TaskFinishedListener;
 }

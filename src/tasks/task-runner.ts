@@ -3,6 +3,7 @@ import type { TaskHandler } from '../core/tasks/task.ts';
 import { timedOutError, type QueuedTask, type TaskFence, type TaskRepository } from '../store/task-repository.ts';
 import type { TaskLog, TaskTuning } from './task-engine.ts';
 import { classifyFailure, retryDelayMs } from './task-failure.ts';
+import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 
 /** How one run ended, for the queue: `retry` and `released` tasks need dispatching again. */
 export type RunOutcome =
@@ -92,7 +93,8 @@ export class TaskRunner {
 
   async #fail(task: QueuedTask, fence: TaskFence, error: unknown): Promise<RunOutcome> {
     const failure = classifyFailure(error);
-    if (failure.unexpected) this.#log(`task ${task.id} (${task.kind}): the handler failed unexpectedly`, error);
+    // An engine's failure has its own line already (with the model and engine).
+    if (failure.unexpected && !engineFailureLogged(error)) this.#log(`task ${task.id} (${task.kind}): the handler failed unexpectedly`, error);
     const now = Date.now();
     const runAfter = now + retryDelayMs(task.attempts, this.#tuning.retryBaseMs, this.#tuning.retryMaxMs);
     if (failure.retryable && task.attempts < this.#tuning.maxAttempts && runAfter < task.deadlineAt) {

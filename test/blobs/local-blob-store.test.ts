@@ -11,6 +11,9 @@ import { LocalBlobStore } from '../../src/blobs/local-blob-store.ts';
 
 const masterKey = Buffer.alloc(32, 7);
 
+/** The sweeper's failure log: no sweep here may fail. */
+const failOnLog = (message: string, error?: unknown) => assert.fail(`${message} ${String(error)}`);
+
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
@@ -96,12 +99,12 @@ describe('local blob store', () => {
     };
     await store.put('retention/a.png', Buffer.from('a'), 'image/png');
     age('retention/a.png', 3);
-    const keepForever = startBlobSweeper(store, { retentionDays: 0 });
+    const keepForever = startBlobSweeper(store, { retentionDays: 0, log: failOnLog });
     await keepForever();
     const kept = await store.get('retention/a.png');
     kept?.stream.destroy();
     assert.ok(kept !== undefined);
-    const sweeper = startBlobSweeper(store, { retentionDays: 2 });
+    const sweeper = startBlobSweeper(store, { retentionDays: 2, log: failOnLog });
     await sweeper();
     assert.equal(await store.get('retention/a.png'), undefined);
   });

@@ -7,6 +7,7 @@ import { readSettings } from '../../src/core/config/settings.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import type { App } from '../../src/http/app-types.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
+import type { PlatformLogger } from '../../src/platform/create-logger.ts';
 import { writeFileSync } from 'node:fs';
 import { ResponseContract } from './response-contract.ts';
 import { stringify } from 'yaml';
@@ -28,9 +29,10 @@ export interface CheckedTestPlatform extends TestPlatform {
 
 /**
  * A real app on a fresh SQLite database in a temporary directory (or on PostgreSQL when
- * `databaseUrl` is given), with one key created.
+ * `databaseUrl` is given), with one key created. With `logger`, the app and the platform log
+ * through it (captured-log.ts); without, the app logs nothing.
  */
-export async function startTestPlatform(options: { config?: PlatformConfig; databaseUrl?: string } = {}): Promise<CheckedTestPlatform> {
+export async function startTestPlatform(options: { config?: PlatformConfig; databaseUrl?: string; logger?: PlatformLogger } = {}): Promise<CheckedTestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'model-platform-test-'));
   const environment: NodeJS.ProcessEnv = { MODEL_PLATFORM_DATA_DIR: dataDir };
   if (options.databaseUrl !== undefined) environment['DATABASE_URL'] = options.databaseUrl;
@@ -39,10 +41,10 @@ export async function startTestPlatform(options: { config?: PlatformConfig; data
     writeFileSync(configPath, stringify(options.config));
     environment['MODEL_PLATFORM_CONFIG'] = configPath;
   }
-  const platform = await openPlatform(readSettings(environment), environment);
+  const platform = await openPlatform(readSettings(environment), environment, options.logger === undefined ? {} : { logger: options.logger });
   const key = formatApiKey(await platform.keys.create({ name: 'test' }));
   const contract = new ResponseContract();
-  const app = await buildApp({ ...platform, logger: false, onResponseMismatch: contract.report });
+  const app = await buildApp({ ...platform, logger: options.logger ?? false, onResponseMismatch: contract.report });
   return {
     app,
     platform,

@@ -51,7 +51,7 @@ export async function createTestDatabase(target: DatabaseTarget): Promise<TestDa
 }
 
 /** A task service with test timings; closing it does not close the database. */
-export function testTaskService(options: Omit<TaskEngineOptions, 'tuning'> & { tuning?: Partial<TaskTuning> }): TaskEngine {
+export function testTaskService(options: Omit<TaskEngineOptions, 'tuning' | 'log'> & { tuning?: Partial<TaskTuning>; log?: TaskEngineOptions['log'] }): TaskEngine {
   return createTaskService({ log: () => undefined, concurrency: 4, ...options, tuning: { ...fastTuning, ...options.tuning } });
 }
 

@@ -33,7 +33,7 @@ describe('serve --no-workers with a separate `model-platform worker`', () => {
     assert.ok(key?.[1] !== undefined, server.output());
     const authorization = `Bearer ${key[0]}`;
     // Submitted as the images route would: the API node only writes the row.
-    const submitter = createTaskService({ database, handlers: [] });
+    const submitter = createTaskService({ database, handlers: [], log: (message, error) => assert.fail(`${message} ${String(error)}`) });
     const task = await submitter.submit({
       kind: 'image',
       ownerKeyId: key[1],

@@ -37,8 +37,7 @@ export async function relayAgentStream(
     throw new ApiError('500', 'The agent ended without a result.');
   } catch (error) {
     if (!writer.writable) return undefined;
-    const apiError = error instanceof ApiError ? error : new ApiError('500');
-    await writer.send(toAgentErrorChunk(header, apiError.toBody().error));
+    await writer.send(toAgentErrorChunk(header, writer.inBandError(error).toBody().error));
     return undefined;
   } finally {
     await iterator.return?.();

@@ -1,4 +1,3 @@
-import { ApiError } from '../../core/errors/api-error.ts';
 import type { SseWriter } from '../../http/sse-writer.ts';
 
 export interface TranscriptionHeader {
@@ -30,7 +29,7 @@ export async function relayTranscriptionStream(deltas: AsyncIterable<string>, he
     return true;
   } catch (error) {
     if (!writer.writable) return false;
-    await writer.send((error instanceof ApiError ? error : new ApiError('500')).toBody());
+    await writer.send(writer.inBandError(error).toBody());
     return false;
   } finally {
     await iterator.return?.();

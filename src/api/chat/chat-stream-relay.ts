@@ -2,7 +2,6 @@ import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import { DeliveredOutput } from '../../core/chat/cut-answer-usage.ts';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../core/chat/engine-errors.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
 import type { SseWriter } from '../../http/sse-writer.ts';
 import { toChunk, toFinalChunk, type ChatAnswerHeader, type WireToolCallDelta } from './chat-response.mapper.ts';
 
@@ -60,8 +59,7 @@ export async function relayChatStream(
       await writer.send(toFinalChunk(header, 'network_error', usage));
       return usage;
     }
-    const apiError = error instanceof ApiError ? error : new ApiError('500');
-    await writer.send(apiError.toBody());
+    await writer.send(writer.inBandError(error).toBody());
     return await deliveredUsage();
   } finally {
     await iterator.return?.();

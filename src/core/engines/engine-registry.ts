@@ -7,6 +7,8 @@ import type { VideoGenerator } from '../media/video-generator.ts';
 import type { WebSearcher } from '../web/web-searcher.ts';
 import type { ModelEntry } from '../config/config.schema.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { engineBindings } from '../logging/engine-failure-log.ts';
+import type { Logger } from '../logging/logger.ts';
 import { instrumentBackend, type EngineCallObserver } from '../metrics/instrument-backend.ts';
 import type { Capability } from '../models/capability.ts';
 import { engineNotAvailable, type ModelResolver } from '../models/model-resolver.ts';
@@ -28,6 +30,7 @@ export class EngineRegistry {
   readonly #loadTokenizerFiles: TokenizerFilesLoader;
   readonly #resources: BackendResources;
   readonly #observer: EngineCallObserver | undefined;
+  readonly #logger: Logger | undefined;
   readonly #backends = new Map<string, Backend>();
   readonly #fileTokenizers = new Map<string, TokenCounter>();
   readonly #limitedChats = new Map<string, ChatModel>();
@@ -41,9 +44,12 @@ export class EngineRegistry {
     resources: BackendResources,
     /** Times every engine call and counts its errors (the metrics); none in tests that need none. */
     observer?: EngineCallObserver,
+    /** Where each failed engine call is logged, once, with the engine's model, kind and host. */
+    logger?: Logger,
   ) {
     this.#resources = resources;
     this.#observer = observer;
+    this.#logger = logger;
     this.#models = models;
     this.#factories = factories;
     this.#configDir = configPath === undefined ? process.cwd() : dirname(configPath);
@@ -117,7 +123,9 @@ export class EngineRegistry {
     if (backend === undefined) {
       const factory = this.#factories.get(entry.backend);
       backend = factory === undefined ? {} : factory({ modelName: model, entry, configDir: this.#configDir, resources: this.#resources });
-      if (this.#observer !== undefined) backend = instrumentBackend(backend, model, this.#observer);
+      if (this.#observer !== undefined || this.#logger !== undefined) {
+        backend = instrumentBackend(backend, model, this.#observer, this.#logger?.child(engineBindings(model, entry)));
+      }
       this.#backends.set(model, backend);
     }
     return backend;

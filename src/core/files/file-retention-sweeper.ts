@@ -13,7 +13,7 @@ export interface FileRetentionOptions {
   readonly retentionDays?: number;
   readonly intervalMs?: number;
   readonly now?: () => number;
-  readonly log?: (message: string, error?: unknown) => void;
+  readonly log: (message: string, error?: unknown) => void;
 }
 
 /**
@@ -21,10 +21,10 @@ export interface FileRetentionOptions {
  * `intervalMs`. Several processes sweeping at once is harmless: each delete is idempotent.
  * Returns a stop function that waits for a sweep under way.
  */
-export function startFileRetentionSweeper(files: ExpiringFiles, options: FileRetentionOptions = {}): () => Promise<void> {
+export function startFileRetentionSweeper(files: ExpiringFiles, options: FileRetentionOptions): () => Promise<void> {
   const retentionMs = (options.retentionDays ?? fileRetentionDays) * day;
   const now = options.now ?? Date.now;
-  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  const log = options.log;
   return startPeriodicJob(
     () => files.deleteCreatedBefore(now() - retentionMs),
     options.intervalMs ?? 3_600_000,

@@ -1,5 +1,7 @@
 import type { Backend } from '../engines/backend.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { logEngineFailure } from '../logging/engine-failure-log.ts';
+import type { Logger } from '../logging/logger.ts';
 import type { Capability } from '../models/capability.ts';
 
 /** What the engine decorator reports: one duration per finished call, one error per failed one. */
@@ -10,45 +12,55 @@ export interface EngineCallObserver {
 
 /**
  * The backend with each capability it has timed: calls (and whole streams) report their
- * duration, failures their error code (the ApiError code, else the error's name). A call its
- * caller aborted (the client left, the task deadline passed) is neither timed nor an engine error.
- * Capabilities the backend lacks stay absent, so "not available" answers are unchanged.
+ * duration, failures their error code (the ApiError code, else the error's name) to `observer`,
+ * and each failure is logged once to `logger` (engine-failure-log.ts; the logger carries the
+ * engine's bindings). Every engine call passes here, so no backend logs its own failures. A call
+ * its caller aborted (the client left, the task deadline passed) is neither timed, counted nor
+ * logged as an engine failure. Capabilities the backend lacks stay absent, so "not available"
+ * answers are unchanged.
  */
-export function instrumentBackend(backend: Backend, model: string, observer: EngineCallObserver): Backend {
+export function instrumentBackend(backend: Backend, model: string, observer: EngineCallObserver | undefined, logger?: Logger): Backend {
+  const finished = (capability: Capability, signal: AbortSignal, started: number, error?: { readonly thrown: unknown }): void => {
+    if (signal.aborted) return;
+    const seconds = (performance.now() - started) / 1000;
+    observer?.engineCall(model, capability, seconds);
+    if (error === undefined) return;
+    observer?.engineError(model, capability, errorCode(error.thrown));
+    if (logger !== undefined) logEngineFailure(logger, capability, error.thrown, seconds);
+  };
   const track = <Result>(capability: Capability, signal: AbortSignal, call: () => Promise<Result>): Promise<Result> => {
     const started = performance.now();
     return call().then(
       (result) => {
-        observer.engineCall(model, capability, (performance.now() - started) / 1000);
+        finished(capability, signal, started);
         return result;
       },
       (error: unknown) => {
-        if (!signal.aborted) {
-          observer.engineCall(model, capability, (performance.now() - started) / 1000);
-          observer.engineError(model, capability, errorCode(error));
-        }
+        finished(capability, signal, started, { thrown: error });
         throw error;
       },
     );
   };
+  // A stream is timed to its end; one cut short because the client left is not.
+  async function* trackStream<Part>(capability: Capability, signal: AbortSignal, parts: () => AsyncIterable<Part>): AsyncGenerator<Part> {
+    const started = performance.now();
+    let failure: { thrown: unknown } | undefined;
+    try {
+      yield* parts();
+    } catch (error) {
+      failure = { thrown: error };
+      throw error;
+    } finally {
+      finished(capability, signal, started, failure);
+    }
+  }
 
   const { chat, tokenizer, search, image, video, transcribe, layout } = backend;
   const instrumented: { -readonly [Key in keyof Backend]: Backend[Key] } = {};
   if (chat !== undefined) {
     instrumented.chat = {
       generate: (request) => track('chat', request.signal, () => chat.generate(request)),
-      async *stream(request) {
-        const started = performance.now();
-        try {
-          yield* chat.stream(request);
-        } catch (error) {
-          if (!request.signal.aborted) observer.engineError(model, 'chat', errorCode(error));
-          throw error;
-        } finally {
-          // A stream is timed to its end; one cut short because the client left is not.
-          if (!request.signal.aborted) observer.engineCall(model, 'chat', (performance.now() - started) / 1000);
-        }
-      },
+      stream: (request) => trackStream('chat', request.signal, () => chat.stream(request)),
     };
   }
   if (tokenizer !== undefined) {
@@ -64,19 +76,7 @@ export function instrumentBackend(backend: Backend, model: string, observer: Eng
       transcribe: (request) => track('transcribe', request.signal, () => transcribe.transcribe(request)),
       ...(streamTranscript === undefined
         ? {}
-        : {
-            async *stream(request) {
-              const started = performance.now();
-              try {
-                yield* streamTranscript(request);
-              } catch (error) {
-                if (!request.signal.aborted) observer.engineError(model, 'transcribe', errorCode(error));
-                throw error;
-              } finally {
-                if (!request.signal.aborted) observer.engineCall(model, 'transcribe', (performance.now() - started) / 1000);
-              }
-            },
-          }),
+        : { stream: (request) => trackStream('transcribe', request.signal, () => streamTranscript(request)) }),
     };
   }
   if (backend.close !== undefined) instrumented.close = () => backend.close?.() ?? Promise.resolve();

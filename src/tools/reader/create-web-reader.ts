@@ -19,6 +19,8 @@ export interface WebReaderSetup {
   readonly resolve?: HostResolver;
   /** Tests move the clock to expire cached pages. */
   readonly now?: () => number;
+  /** Where failures the reader survives are logged (its cache, a page that would not render). */
+  readonly log: (message: string, error: unknown) => void;
 }
 
 export const readerDefaults = {
@@ -41,6 +43,7 @@ export function createWebReader(setup: WebReaderSetup): ClosableWebReader {
     cache: new ReaderCacheRepository(setup.database),
     cacheTtlMs: (settings.cacheTtlSeconds ?? readerDefaults.cacheTtlSeconds) * 1000,
     renderer,
+    warn: setup.log,
     ...(setup.now === undefined ? {} : { now: setup.now }),
   });
   return {

@@ -21,7 +21,7 @@ export interface WebPageReaderOptions {
   /** Unix ms; tests move it to expire cache entries. */
   readonly now?: () => number;
   /** Problems that do not fail a read (a cache write, a render that fell back to the static page). */
-  readonly warn?: (message: string, error: unknown) => void;
+  readonly warn: (message: string, error: unknown) => void;
 }
 
 type DocumentKind = 'html' | 'pdf' | 'text';
@@ -39,7 +39,7 @@ export class WebPageReader implements WebReader {
   constructor(options: WebPageReaderOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#warn = options.warn ?? ((message, error) => console.warn(message, error));
+    this.#warn = options.warn;
   }
 
   async read(url: string, options: ReadOptions): Promise<ReadResult> {

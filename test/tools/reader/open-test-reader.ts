@@ -26,6 +26,7 @@ export async function openTestReader(
     database,
     config,
     dataDir,
+    log: (message, error) => console.warn(message, error),
     ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
