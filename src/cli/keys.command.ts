@@ -1,10 +1,8 @@
 import type { KeyView } from '../admin/key-admin.ts';
 import { ApiError } from '../core/errors/api-error.ts';
 import type { CliFlags } from './cli-flags.ts';
+import { groupUsage } from './cli-usage.ts';
 import { withPlatform } from './with-platform.ts';
-
-const keysUsage =
-  'Usage: model-platform keys create [--name NAME] [--admin] [--policy JSON] | keys list | keys revoke <id> | keys policy <id> <JSON>';
 
 /** `keys ...`: the same KeyAdmin operations as the admin API (/admin/keys). */
 export async function runKeys(args: readonly string[], flags: CliFlags): Promise<number> {
@@ -28,7 +26,7 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
         return 0;
       });
     case 'revoke':
-      if (id === undefined) return fail('Usage: model-platform keys revoke <id>');
+      if (id === undefined) return fail(groupUsage('keys'));
       return withPlatform(flags, async (platform) => {
         if (await platform.keyAdmin.revoke(id)) {
           console.log(`Revoked ${id}.`);
@@ -38,7 +36,7 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
         return 1;
       });
     case 'policy': {
-      if (id === undefined || policyText === undefined) return fail('Usage: model-platform keys policy <id> <JSON>   (for example {"requestsPerMinute":60})');
+      if (id === undefined || policyText === undefined) return fail(groupUsage('keys'));
       const policy = readPolicy(policyText, false);
       if (policy instanceof Error) return fail(policy.message);
       return withPlatform(flags, (platform) =>
@@ -54,7 +52,7 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
       );
     }
     default:
-      return fail(keysUsage);
+      return fail(groupUsage('keys'));
   }
 }
 
