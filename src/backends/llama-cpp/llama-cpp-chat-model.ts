@@ -1,3 +1,4 @@
+import { collectChatStream } from '../../core/chat/collect-chat-stream.ts';
 import { LlamaText, type LlamaGrammar } from 'node-llama-cpp';
 import type { ChatModel } from '../../core/chat/chat-model.ts';
 import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
@@ -41,31 +42,8 @@ export class LlamaCppChatModel implements ChatModel {
     this.#engine = engine;
   }
 
-  async generate(request: ChatRequest): Promise<ChatResult> {
-    let content = '';
-    let reasoningContent = '';
-    const toolCalls: ToolCall[] = [];
-    for await (const part of this.stream(request)) {
-      switch (part.type) {
-        case 'text':
-          content += part.text;
-          break;
-        case 'reasoning':
-          reasoningContent += part.text;
-          break;
-        case 'tool-call-start':
-          toolCalls.push({ id: part.id, name: part.name, arguments: '' });
-          break;
-        case 'tool-call-delta': {
-          const call = toolCalls[part.index];
-          if (call !== undefined) toolCalls[part.index] = { ...call, arguments: call.arguments + part.argumentsDelta };
-          break;
-        }
-        case 'finish':
-          return { content, reasoningContent, toolCalls, finishReason: part.reason, usage: part.usage };
-      }
-    }
-    throw new Error('The llama.cpp answer ended without a finish.');
+  generate(request: ChatRequest): Promise<ChatResult> {
+    return collectChatStream(this.stream(request));
   }
 
   async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
