@@ -25,10 +25,10 @@ export async function runWorker(flags: CliFlags): Promise<number> {
       (ops?.close() ?? Promise.resolve())
         .then(() => platform.close())
         .then(
-          () => resolve(exitAfterShutdown(0, (message) => console.error(message))),
+          () => resolve(exitAfterShutdown(0, (message) => platform.logger.warn(message))),
           (error: unknown) => {
             platform.logger.error({ err: error }, 'worker shutdown failed');
-            resolve(exitAfterShutdown(1, (message) => console.error(message)));
+            resolve(exitAfterShutdown(1, (message) => platform.logger.warn(message)));
           },
         );
     };

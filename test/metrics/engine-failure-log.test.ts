@@ -19,7 +19,8 @@ function failingChat(failure: () => Error) {
     log.logger.child(engineBindings('glm-4.7', entry)),
   );
   const request = (signal = new AbortController().signal) => ({ signal }) as unknown as ChatRequest;
-  return { log, chat: backend.chat!, request };
+  assert.ok(backend.chat !== undefined);
+  return { log, chat: backend.chat, request };
 }
 
 describe('engine failure lines', () => {
@@ -68,7 +69,9 @@ describe('engine failure lines', () => {
     const test = await startTestPlatform({ logger: log.logger });
     try {
       // The failure's own line went to the backend's logger; the app's log must add none.
-      test.app.post('/engine-bug', { config: { public: true }, schema: { response: { '5xx': ErrorBody } } }, () => chat.generate(request()));
+      test.app.post('/engine-bug', { config: { public: true }, schema: { response: { '5xx': ErrorBody } } }, async () => {
+        await chat.generate(request());
+      });
       const response = await test.app.inject({ method: 'POST', url: '/engine-bug', payload: {} });
       assert.equal(response.statusCode, 500);
       const line = await log.waitFor((entry) => entry.msg === 'request completed');
