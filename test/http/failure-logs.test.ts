@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -11,21 +11,12 @@ import { openPlatform } from '../../src/platform/open-platform.ts';
 import { captureLog, type LogLine } from '../helpers/captured-log.ts';
 import { sseReply, startFakeOpenAiServer, vllmChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
-import { fastTuning } from '../tasks/task-test-kit.ts';
+import { fastTuning, freePort } from '../tasks/task-test-kit.ts';
 
 const url = '/paas/v4/chat/completions';
 const prompt = 'a caller prompt that never reaches the logs';
 const messages = [{ role: 'user', content: prompt }];
 const atLeastWarn = (line: LogLine) => line.level >= 40;
-
-/** A loopback port with nothing listening: an engine that cannot be reached. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('logs that explain failures (captured pino lines)', () => {
   const log = captureLog('info');
@@ -36,7 +27,8 @@ describe('logs that explain failures (captured pino lines)', () => {
 
   before(async () => {
     engine = await startFakeOpenAiServer();
-    downPort = await closedPort();
+    // Nothing listens there: an engine that cannot be reached.
+    downPort = await freePort();
     test = await startTestPlatform({
       logger: log.logger,
       config: {
