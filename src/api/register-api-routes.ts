@@ -4,6 +4,7 @@ import { multipartPluginOptions } from '../http/multipart.ts';
 import type { App, AppDependencies } from '../http/app-types.ts';
 import { registerAdminRoutes } from './admin/admin.route.ts';
 import { registerAgentRoutes } from './agents/agents.route.ts';
+import { registerAsyncChatRoutes } from './async-chat/async-chat.route.ts';
 import { registerAsyncResultRoutes } from './async-result/async-result.route.ts';
 import { registerAudioRoutes } from './audio/audio.route.ts';
 import { registerBlobRoutes } from './blobs/blobs.route.ts';
@@ -33,6 +34,7 @@ type RouteModule = (app: App, deps: AppDependencies) => void;
 
 const modelRouteModules: readonly RouteModule[] = [
   registerChatRoutes,
+  registerAsyncChatRoutes,
   registerTokenizerRoutes,
   registerImageRoutes,
   registerVideoRoutes,

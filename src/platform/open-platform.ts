@@ -36,6 +36,8 @@ import { startFileRetentionSweeper } from '../core/files/file-retention-sweeper.
 import type { FileStore } from '../core/files/file-store.ts';
 import { FileRepository } from '../store/file-repository.ts';
 import { createMediaTaskHandlers } from '../core/media/media-task-handlers.ts';
+import { createChatTaskHandler } from '../core/chat/chat-task-handler.ts';
+import { createChatMediaFetcher } from '../core/chat/inline-remote-media.ts';
 import type { Agent } from '../agents/agent.ts';
 import { createAgents, type AgentId } from '../agents/index.ts';
 import { AgentConversationRepository } from '../store/agent-conversation-repository.ts';
@@ -147,6 +149,8 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   const disk = options.disk ?? nodeLocalDisk;
   const { store: blobs, signer: blobUrls } = createBlobStore(settings, masterKey, disk);
   const files = new BlobFileStore(new FileRepository(database), blobs);
+  // Async chat calls' media given by URL, fetched by the workers through the SSRF guard as the chat route does.
+  const chatMediaFetcher = createChatMediaFetcher(config.fetch?.allow ?? [], 'async chat media');
   const tasks = withCreditHolds(createTaskService({
     database,
     redisUrl: settings.redisUrl,
@@ -158,9 +162,10 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       const record = outcome === 'success' ? taskUsage(task, result) : undefined;
       if (record !== undefined) usage.record(record);
     },
-    handlers:
-      options.taskHandlers ??
-      createMediaTaskHandlers({ engines, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
+    handlers: options.taskHandlers ?? [
+      ...createMediaTaskHandlers({ engines, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
+      createChatTaskHandler({ engines, mediaFetcher: chatMediaFetcher }),
+    ],
     // The lease from the settings (how soon a killed worker's task is taken over), heartbeats three to a lease.
     tuning: { leaseMs: settings.taskLeaseSeconds * 1000, heartbeatMs: (settings.taskLeaseSeconds * 1000) / 3, ...options.taskTuning },
   }), limits.admission);
@@ -224,6 +229,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       await ledger.close();
       await limits.close();
       await engines.close();
+      await chatMediaFetcher.close();
       await reader.close();
       await database.close();
       metrics.close();

@@ -19,8 +19,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export type SseEvent = object | string;
 
 export type FakeReply =
-  /** A JSON answer (status 200 unless given). */
-  | { readonly kind: 'json'; readonly status?: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> }
+  /** A JSON answer (status 200 unless given), after `delayMs` when given (an engine still working). */
+  | { readonly kind: 'json'; readonly status?: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>>; readonly delayMs?: number }
   /** A non-JSON answer, e.g. a proxy's HTML error page. */
   | { readonly kind: 'text'; readonly status: number; readonly body: string; readonly contentType?: string }
   /**
@@ -126,6 +126,8 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
     }
     switch (reply.kind) {
       case 'json':
+        if (reply.delayMs !== undefined) await sleep(reply.delayMs);
+        if (response.destroyed) return;
         sendJson(response, reply.status ?? 200, reply.body, reply.headers);
         return;
       case 'text':

@@ -17,6 +17,7 @@ const disallowed = 'a-model-this-key-may-not-use';
  */
 const modelCallBodies: Record<string, () => Promise<{ payload: string | Buffer; contentType: string }>> = {
   '/chat/completions': json({ model: disallowed, messages: user }),
+  '/async/chat/completions': json({ model: disallowed, messages: user }),
   '/tokenizer': json({ model: disallowed, messages: user }),
   '/images/generations': json({ model: disallowed, prompt: 'a cat' }),
   '/async/images/generations': json({ model: disallowed, prompt: 'a cat' }),
@@ -114,8 +115,8 @@ describe('every route goes through the one admission path (route-table walk)', (
       }
     }
     assert.deepEqual(failures, []);
-    // Each model route under each of its prefixes: chat ... audio (8 paths) x 3, agents x 5.
-    assert.equal(modelRoutes.length, 8 * 3 + 5);
+    // Each model route under each of its prefixes: chat, async chat ... audio (9 paths) x 3, agents x 5.
+    assert.equal(modelRoutes.length, 9 * 3 + 5);
   });
 
   it('an allowed model passes admission and meets the route as before', async () => {

@@ -3,17 +3,19 @@ import type { BlobStore } from '../../core/blobs/blob-store.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { imageTaskResult, videoTaskResult } from '../../core/media/media-task-data.ts';
 import type { TaskRecord } from '../../core/tasks/task.ts';
-import type { ImageTaskResult, VideoTaskResult } from './async-task.schema.ts';
+import { toChatTaskAnswer } from '../async-chat/async-chat.mapper.ts';
+import type { ChatTaskResult, ImageTaskResult, VideoTaskResult } from './async-task.schema.ts';
 
 type ImageWire = Static<typeof ImageTaskResult>;
 type VideoWire = Static<typeof VideoTaskResult>;
+type ChatWire = Static<typeof ChatTaskResult>;
 
 /**
- * A task as GET /async-result answers it: the image or the video variant by its kind. Stored blob
+ * A task as GET /async-result answers it: the image, video or chat variant by its kind. Stored blob
  * keys become absolute download URLs; PROCESSING and FAIL carry an empty result array, and FAIL
  * an `error` with the reason.
  */
-export async function toAsyncTaskResult(task: TaskRecord, blobs: BlobStore, origin: string): Promise<ImageWire | VideoWire> {
+export async function toAsyncTaskResult(task: TaskRecord, blobs: BlobStore, origin: string): Promise<ImageWire | VideoWire | ChatWire> {
   const common = {
     model: task.model,
     task_status: task.status,
@@ -37,6 +39,8 @@ export async function toAsyncTaskResult(task: TaskRecord, blobs: BlobStore, orig
       );
       return { ...common, video_result };
     }
+    case 'chat':
+      return { ...toChatTaskAnswer(task), ...common };
     default:
       throw new ApiError('500', `Task '${task.id}' is of kind '${task.kind}', which this endpoint cannot show.`);
   }

@@ -14,9 +14,9 @@ export function registerAsyncResultRoutes(app: App, deps: AppDependencies): void
       schema: {
         operationId: 'getAsyncResult',
         tags: ['async'],
-        summary: 'Result of an asynchronous image or video generation task.',
+        summary: 'Result of an asynchronous image generation, video generation or chat completion task.',
         description:
-          'task_status is PROCESSING, SUCCESS or FAIL. Media URLs are absolute and expire (MODEL_PLATFORM_BLOB_URL_TTL); ' +
+          'task_status is PROCESSING, SUCCESS or FAIL. A chat answer has the choices and usage of POST /chat/completions. Media URLs are absolute and expire (MODEL_PLATFORM_BLOB_URL_TTL); ' +
           'a FAIL answer carries error {code, message}. Only the key that submitted the task can read it; others get 404.',
         params: AsyncResultParams,
         response: responses(AsyncTaskResult),

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from '../shared/common.schema.ts';
+import { ChatCompletionResponse } from '../chat/chat.schema.ts';
+import { ChatUsage, StringEnum } from '../shared/common.schema.ts';
 
-/** Image and video task states, exactly as the Java SDK's enum expects them (platform-facts §4). */
+/** Image, video and chat task states, exactly as the Java SDK's enum expects them (platform-facts §4). */
 export const taskStatuses = ['PROCESSING', 'SUCCESS', 'FAIL'] as const;
 
 export const TaskStatus = StringEnum(taskStatuses, { description: 'PROCESSING, SUCCESS or FAIL.' });
 
-/** Answer of an asynchronous image or video submission (spec "Async task submission result"). */
+/** Answer of an asynchronous image, video or chat submission (spec "Async task submission result"; platform-facts §4). */
 export const AsyncTaskSubmission = Type.Object({
   model: Type.String({ description: 'Model name used.' }),
   id: Type.String({ description: 'Task id; pass it to GET /async-result/{id}.' }),
@@ -57,6 +58,25 @@ export const VideoTaskResult = Type.Object(
   { title: 'VideoTaskResult' },
 );
 
-export const AsyncTaskResult = Type.Union([ImageTaskResult, VideoTaskResult], {
-  description: 'The image or the video variant, by the kind of task the id names.',
+const chatAnswer = ChatCompletionResponse.properties;
+
+/** Chat variant of GET /async-result/{id} (platform-facts §4, PY AsyncCompletion): the sync answer's fields once SUCCESS. */
+export const ChatTaskResult = Type.Object(
+  {
+    id: Type.String(),
+    request_id: Type.String(),
+    model: Type.String(),
+    task_status: TaskStatus,
+    created: Type.Optional(Type.Integer({ description: 'When the answer was made (Unix seconds); once SUCCESS.' })),
+    choices: Type.Array(chatAnswer.choices.items, { description: 'The answer once SUCCESS, as POST /chat/completions gives it; empty while PROCESSING and on FAIL.' }),
+    usage: Type.Optional(ChatUsage),
+    web_search: chatAnswer.web_search,
+    content_filter: chatAnswer.content_filter,
+    error: Type.Optional(TaskFailure),
+  },
+  { title: 'ChatTaskResult' },
+);
+
+export const AsyncTaskResult = Type.Union([ImageTaskResult, VideoTaskResult, ChatTaskResult], {
+  description: 'The image, video or chat variant, by the kind of task the id names.',
 });

@@ -6,13 +6,13 @@ export interface ChatSearch {
   /** The search engine (model) name, `search-prime` by default. */
   readonly engine: string;
   /** What to search for; undefined: the conversation's last user message. */
-  readonly query: string | undefined;
+  readonly query?: string | undefined;
   readonly count: number;
-  readonly domainFilter: string | undefined;
+  readonly domainFilter?: string | undefined;
   readonly recencyFilter: SearchQuery['recencyFilter'];
   readonly contentSize: SearchQuery['contentSize'];
   /** The instruction the results are put in (`{search_result}` stands for them); undefined: a default one. */
-  readonly prompt: string | undefined;
+  readonly prompt?: string | undefined;
   /** Whether the answer carries the results (`web_search`) beside the message. */
   readonly showResults: boolean;
 }
