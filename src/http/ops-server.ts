@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App, AppDependencies } from './app-types.ts';
 import { handleClientError } from './client-error-handler.ts';
@@ -10,14 +10,18 @@ import { installServerLimits, serverOptions, type ServerLimits } from './server-
 /**
  * /healthz, /readyz and /metrics alone, for a process without the API (`model-platform worker
  * --port N`): its task outcomes and engine calls are its own, so Prometheus scrapes it too. It
- * listens on a network like the API, so it has the API server's timeouts and error answers.
+ * listens on a network like the API, so it has the API server's timeouts and error answers. With
+ * `logger`, what it logs (a failing readiness check, an unhandled error) goes there; the probes
+ * and scrapes themselves are not logged.
  */
 export async function startOpsServer(
-  deps: Pick<AppDependencies, 'database' | 'readiness' | 'metrics'>,
+  deps: Pick<AppDependencies, 'database' | 'readiness' | 'metrics'> & { readonly logger?: FastifyBaseLogger },
   address: { port: number; host: string },
   limits: ServerLimits,
 ): Promise<App> {
-  const app: App = Fastify({ logger: false, ...serverOptions(limits), clientErrorHandler: handleClientError }).withTypeProvider<TypeBoxTypeProvider>();
+  const logging =
+    deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger, logController: new LogController({ disableRequestLogging: true }) };
+  const app: App = Fastify({ ...logging, ...serverOptions(limits), clientErrorHandler: handleClientError }).withTypeProvider<TypeBoxTypeProvider>();
   installServerLimits(app.server, limits);
   app.setErrorHandler(handleError);
   registerHealthRoutes(app, deps);
