@@ -60,7 +60,13 @@ function freePort(): Promise<number> {
 
 async function waitForHealth(origin: string): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    if (await fetch(`${origin}/healthz`).then((response) => response.ok, () => false)) return;
+    if (
+      await fetch(`${origin}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${origin} did not become healthy`);
@@ -83,7 +89,14 @@ async function main(): Promise<void> {
   const port = await freePort();
   const platform = await start(
     [here('../../bin/model-platform.js'), 'serve'],
-    { PORT: String(port), HOST: '127.0.0.1', MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_CONFIG: join(dataDir, 'config.yaml'), MODEL_PLATFORM_BOOTSTRAP_KEY: key, LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MODEL_PLATFORM_DATA_DIR: dataDir,
+      MODEL_PLATFORM_CONFIG: join(dataDir, 'config.yaml'),
+      MODEL_PLATFORM_BOOTSTRAP_KEY: key,
+      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+    },
     /(Created the bootstrap API key)/,
   );
   platform.match = `http://127.0.0.1:${port}`;
@@ -101,8 +114,9 @@ async function main(): Promise<void> {
   const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] });
   const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
 
-
-  console.log(`Non-streamed, ${requestsPerLevel(1)} requests at concurrency 1 and ${requestsPerLevel(16)} at 16 and 64, in ${rounds} rounds (medians of the rounds; vs (b): the median of the rounds' ratios)`);
+  console.log(
+    `Non-streamed, ${requestsPerLevel(1)} requests at concurrency 1 and ${requestsPerLevel(16)} at 16 and 64, in ${rounds} rounds (medians of the rounds; vs (b): the median of the rounds' ratios)`,
+  );
   console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b) | each round vs (b)');
   const results = new Map<string, LoadResult>();
   const allTargets = [...targets, ...floorTargets];
@@ -123,12 +137,18 @@ async function main(): Promise<void> {
     const baseline = perRound.get('(b) node proxy') ?? [];
     for (const target of allTargets) {
       const runs = perRound.get(target.name) ?? [];
-      const result = { requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)), p50Ms: median(runs.map((run) => run.p50Ms)), p99Ms: median(runs.map((run) => run.p99Ms)) };
+      const result = {
+        requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
+        p50Ms: median(runs.map((run) => run.p50Ms)),
+        p99Ms: median(runs.map((run) => run.p99Ms)),
+      };
       results.set(`${target.name}@${concurrency}`, result);
       const ratios = runs.map((run, round) => run.requestsPerSecond / (baseline[round]?.requestsPerSecond ?? Number.NaN));
       const ratio = target.name.startsWith('(a)') ? '' : `${(100 * median(ratios)).toFixed(0)}%`;
       const each = target.name.startsWith('(a)') ? '' : ratios.map((value) => `${(100 * value).toFixed(0)}%`).join(' ');
-      console.log(`${String(concurrency).padStart(11)} | ${target.name.padEnd(18)} | ${result.requestsPerSecond.toFixed(0).padStart(7)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${ratio.padStart(12)} | ${each}`);
+      console.log(
+        `${String(concurrency).padStart(11)} | ${target.name.padEnd(18)} | ${result.requestsPerSecond.toFixed(0).padStart(7)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${ratio.padStart(12)} | ${each}`,
+      );
     }
   }
   const added = (results.get('(c) model-platform@1')?.p50Ms ?? 0) - (results.get('(a) engine@1')?.p50Ms ?? 0);
@@ -152,7 +172,9 @@ async function main(): Promise<void> {
     const total = percentile(totals, 0.5);
     if (target.name.startsWith('(a)')) directTotal = total;
     const perChunk = ((total - directTotal) * 1000) / streamChunks;
-    console.log(`${target.name.padEnd(18)} | ${percentile(firstBytes, 0.5).toFixed(2).padStart(11)} | ${total.toFixed(2).padStart(12)} | ${perChunk.toFixed(1)}`);
+    console.log(
+      `${target.name.padEnd(18)} | ${percentile(firstBytes, 0.5).toFixed(2).padStart(11)} | ${total.toFixed(2).padStart(12)} | ${perChunk.toFixed(1)}`,
+    );
   }
 
   // Several rounds: the first ones grow the heap to its working size (V8 collects the old

@@ -94,7 +94,13 @@ function llamaServerBinary(): string {
 
 async function waitForHealth(origin: string): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    if (await fetch(`${origin}/healthz`).then((response) => response.ok, () => false)) return;
+    if (
+      await fetch(`${origin}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${origin} did not become healthy`);
@@ -108,13 +114,23 @@ interface Platform {
 async function startPlatform(name: string, engine: LlamaServer, nodeFlags: readonly string[], dataDir: string): Promise<Platform> {
   const key = 'abcdefabcdefabcdefabcdefabcdef98.BenchSecret00002';
   const config = join(dataDir, 'config.yaml');
-  writeFileSync(config, `models:\n  ${publicModel}: { backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias} }\n`);
+  writeFileSync(
+    config,
+    `models:\n  ${publicModel}: { backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias} }\n`,
+  );
   const port = await freePort();
   // Request logs off (warn), as in bench:chat: the run measures the request path, not the log sink.
   const started = start(
     process.execPath,
     [...nodeFlags, here('../../bin/model-platform.js'), 'serve'],
-    { PORT: String(port), HOST: '127.0.0.1', MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_CONFIG: config, MODEL_PLATFORM_BOOTSTRAP_KEY: key, LOG_LEVEL: 'warn' },
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MODEL_PLATFORM_DATA_DIR: dataDir,
+      MODEL_PLATFORM_CONFIG: config,
+      MODEL_PLATFORM_BOOTSTRAP_KEY: key,
+      LOG_LEVEL: 'warn',
+    },
     /(Created the bootstrap API key)/,
   );
   await started.match;
@@ -137,7 +153,14 @@ function withBodies(target: AnswerTarget, maxTokens: number, direct: boolean): A
   const bodies = [false, true].map((stream) =>
     JSON.stringify(
       direct
-        ? { model: alias, messages, max_tokens: maxTokens, chat_template_kwargs: { enable_thinking: true }, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) }
+        ? {
+            model: alias,
+            messages,
+            max_tokens: maxTokens,
+            chat_template_kwargs: { enable_thinking: true },
+            stream,
+            ...(stream ? { stream_options: { include_usage: true } } : {}),
+          }
         : { model: publicModel, messages, max_tokens: maxTokens, thinking: { type: 'enabled' }, stream },
     ),
   );
@@ -158,7 +181,10 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
 const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
 const roundP50 = (round: RoundResult | undefined) => (round === undefined ? Number.NaN : pooledPercentiles([round], (each) => each.latenciesMs).p50);
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 
 async function main(): Promise<void> {
   const begun = performance.now();
@@ -181,7 +207,12 @@ async function main(): Promise<void> {
     /** The processes in front of the engine, for their CPU time. */
     const pids = new Map(platforms.map((platform) => [platform.target.name, platform.pid]));
     if (withProxy) {
-      const proxy = start(process.execPath, ['--import', here('../../bin/register-typescript.mjs'), here('./pass-through-proxy.ts')], { TARGET: engine.baseUrl, FRESH_STREAMS: '1' }, /(http:\/\/\S+)/);
+      const proxy = start(
+        process.execPath,
+        ['--import', here('../../bin/register-typescript.mjs'), here('./pass-through-proxy.ts')],
+        { TARGET: engine.baseUrl, FRESH_STREAMS: '1' },
+        /(http:\/\/\S+)/,
+      );
       pids.set('node proxy', proxy.pid);
       base.push({ name: 'node proxy', url: `${await proxy.match}/chat/completions`, headers: {}, keepsStreamsAlive: true, body: () => '' });
     }
@@ -221,7 +252,9 @@ async function main(): Promise<void> {
       for (const side of sides) side.agent?.destroy();
 
       const mode = cell.stream ? 'streamed' : 'sync';
-      console.log(`\nmax_tokens ${cell.maxTokens}, ${mode}, concurrency ${cell.concurrency}: ${cell.rounds} rounds of ${requests} request(s) per target (load ${load()}, ${elapsed(begun)} in)`);
+      console.log(
+        `\nmax_tokens ${cell.maxTokens}, ${mode}, concurrency ${cell.concurrency}: ${cell.rounds} rounds of ${requests} request(s) per target (load ${load()}, ${elapsed(begun)} in)`,
+      );
       console.log(`${'target'.padEnd(nameWidth)} |  req/s |  p50 ms |  p99 ms | TTFB p50 | tokens/answer | CPU ms/req | vs direct: median (each round)`);
       const directRounds = sides[0]?.rounds ?? [];
       const directP50 = pooledPercentiles(directRounds, (round) => round.latenciesMs).p50;
@@ -244,14 +277,19 @@ async function main(): Promise<void> {
         if (isProxy(side.target)) {
           // The floor, not judged: what one minimal extra hop costs on this host.
           const added = cell.target === 'latency' ? median(side.rounds.map((round, index) => roundP50(round) - roundP50(directRounds[index]))) : Number.NaN;
-          verdicts.push(`${label} (the floor, no target): ${cell.target === 'latency' ? `${signed(added)} ms over direct` : `${fixed(median(ratios), 3)}x the direct req/s`}`);
+          verdicts.push(
+            `${label} (the floor, no target): ${cell.target === 'latency' ? `${signed(added)} ms over direct` : `${fixed(median(ratios), 3)}x the direct req/s`}`,
+          );
           continue;
         }
         const proxyRounds = sides.find((each) => isProxy(each.target))?.rounds;
         if (cell.target === 'throughput') {
           const ratio = median(ratios);
           // Beside the floor: the platform's req/s over the proxy's, round by round.
-          const overProxy = proxyRounds === undefined ? '' : `; ${fixed(median(side.rounds.map((round, index) => round.requestsPerSecond / (proxyRounds[index]?.requestsPerSecond ?? Number.NaN))), 3)}x the proxy's`;
+          const overProxy =
+            proxyRounds === undefined
+              ? ''
+              : `; ${fixed(median(side.rounds.map((round, index) => round.requestsPerSecond / (proxyRounds[index]?.requestsPerSecond ?? Number.NaN))), 3)}x the proxy's`;
           verdicts.push(`${label}: ${fixed(ratio, 3)}x the direct req/s${overProxy} (target >= 0.95x direct): ${ratio >= 0.95 ? 'met' : 'NOT met'}`);
         } else {
           const added = median(side.rounds.map((round, index) => roundP50(round) - roundP50(directRounds[index])));

@@ -70,7 +70,13 @@ async function startNode(environment: NodeJS.ProcessEnv): Promise<{ origin: stri
   );
   const origin = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 300; attempt += 1) {
-    if (await fetch(`${origin}/healthz`).then((response) => response.ok, () => false)) return { origin, pid: node.pid };
+    if (
+      await fetch(`${origin}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return { origin, pid: node.pid };
     await Promise.race([node.exited, new Promise((resolve) => setTimeout(resolve, 100))]);
   }
   throw new Error(`${origin} did not become healthy`);
@@ -176,7 +182,11 @@ async function measure(setup: Setup): Promise<Outcome> {
   const offKey = await createKey(setup.adminOrigin, 'bench limits off');
   const onKey = await createKey(setup.adminOrigin, 'bench limits on', limitsOnPolicy);
   const balanceBefore = await creditBalance(setup.adminOrigin, onKey.id);
-  const chat = (key: string, label: string): Target => ({ name: label, url: `${setup.entry}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } });
+  const chat = (key: string, label: string): Target => ({
+    name: label,
+    url: `${setup.entry}/paas/v4/chat/completions`,
+    headers: { authorization: `Bearer ${key}` },
+  });
   const off = chat(offKey.key, 'limits off');
   const on = chat(onKey.key, 'limits on');
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
@@ -223,13 +233,23 @@ async function twoNodes(configPath: string): Promise<Setup | undefined> {
   const databaseUrl = new URL(postgresAdminUrl);
   databaseUrl.pathname = `/${databaseName}`;
   const redisPort = await freePort();
-  const redis = start('redis-server', ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], {}, /(Ready to accept connections)/);
+  const redis = start(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'],
+    {},
+    /(Ready to accept connections)/,
+  );
   await redis.match;
   const shared = { MODEL_PLATFORM_CONFIG: configPath, DATABASE_URL: databaseUrl.toString(), REDIS_URL: `redis://127.0.0.1:${redisPort}` };
   // One after the other: the first applies the migrations and creates the bootstrap key.
   const first = await startNode(shared);
   const second = await startNode(shared);
-  const proxy = await start(process.execPath, ['--import', here('../../bin/register-typescript.mjs'), here('./round-robin-proxy.ts')], { TARGETS: `${first.origin},${second.origin}` }, /(http:\/\/\S+)/).match;
+  const proxy = await start(
+    process.execPath,
+    ['--import', here('../../bin/register-typescript.mjs'), here('./round-robin-proxy.ts')],
+    { TARGETS: `${first.origin},${second.origin}` },
+    /(http:\/\/\S+)/,
+  ).match;
   const stats = new Redis(shared.REDIS_URL);
   // Redis is stopped before the cleanups run: its reconnection errors are expected then.
   stats.on('error', () => undefined);
@@ -264,26 +284,36 @@ async function withPostgres(work: (client: pg.Client) => Promise<unknown>): Prom
 function report(outcomes: readonly Outcome[]): void {
   const figures = (result: Measured) =>
     `${result.requestsPerSecond.toFixed(0).padStart(6)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${result.cpuMicroseconds.toFixed(0).padStart(6)}`;
-  console.log(`\nNon-streamed chat completions, ${requestsPerRun} requests per run, medians of ${rounds} rounds (off and on alternating; on/off: the median of the rounds' ratios)`);
-  console.log('setup                                          | conc | off req/s | p50 ms | p99 ms | CPU µs/req | on req/s | p50 ms | p99 ms | CPU µs/req | on/off req/s | CPU on/off');
+  console.log(
+    `\nNon-streamed chat completions, ${requestsPerRun} requests per run, medians of ${rounds} rounds (off and on alternating; on/off: the median of the rounds' ratios)`,
+  );
+  console.log(
+    'setup                                          | conc | off req/s | p50 ms | p99 ms | CPU µs/req | on req/s | p50 ms | p99 ms | CPU µs/req | on/off req/s | CPU on/off',
+  );
   for (const outcome of outcomes) {
     for (const row of outcome.rows) {
       const ratio = median(row.ratios);
       const cpu = row.on.cpuMicroseconds / row.off.cpuMicroseconds;
-      console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} |    ${figures(row.off)}     |   ${figures(row.on)}     | ${ratio.toFixed(2).padStart(11)}x | ${cpu.toFixed(2)}x`);
+      console.log(
+        `${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} |    ${figures(row.off)}     |   ${figures(row.on)}     | ${ratio.toFixed(2).padStart(11)}x | ${cpu.toFixed(2)}x`,
+      );
     }
   }
   console.log('\nCPU µs per request by process (medians; the proxy, the engine and the load generator are not counted), off -> on:');
   for (const outcome of outcomes) {
     for (const row of outcome.rows) {
-      const groups = Object.keys(row.off.cpuByGroup).map((group) => `${group} ${(row.off.cpuByGroup[group] ?? 0).toFixed(0)} -> ${(row.on.cpuByGroup[group] ?? 0).toFixed(0)}`);
-      if (row.on.redisCallsPerRequest !== undefined) groups.push(`Redis script calls/req ${(row.off.redisCallsPerRequest ?? 0).toFixed(3)} -> ${row.on.redisCallsPerRequest.toFixed(3)}`);
+      const groups = Object.keys(row.off.cpuByGroup).map(
+        (group) => `${group} ${(row.off.cpuByGroup[group] ?? 0).toFixed(0)} -> ${(row.on.cpuByGroup[group] ?? 0).toFixed(0)}`,
+      );
+      if (row.on.redisCallsPerRequest !== undefined)
+        groups.push(`Redis script calls/req ${(row.off.redisCallsPerRequest ?? 0).toFixed(3)} -> ${row.on.redisCallsPerRequest.toFixed(3)}`);
       console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} | ${groups.join(', ')}`);
     }
   }
   console.log('\non/off req/s of each round (a round: one run of each key, back to back; the table gives their median):');
   for (const outcome of outcomes) {
-    for (const row of outcome.rows) console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} | ${row.ratios.map((ratio) => ratio.toFixed(2)).join(' ')}`);
+    for (const row of outcome.rows)
+      console.log(`${outcome.setup.name.padEnd(46)} | ${String(row.concurrency).padStart(4)} | ${row.ratios.map((ratio) => ratio.toFixed(2)).join(' ')}`);
   }
   console.log(`\nStreamed (${streamChunks} chunks), ${streamsPerKey} sequential streams per key: TTFB p50 ms`);
   for (const outcome of outcomes) console.log(`${outcome.setup.name.padEnd(46)} | off ${outcome.ttfb.off.toFixed(2)} | on ${outcome.ttfb.on.toFixed(2)}`);
@@ -291,13 +321,20 @@ function report(outcomes: readonly Outcome[]): void {
   for (const outcome of outcomes) {
     const worst = Math.min(...outcome.rows.map((row) => median(row.ratios)));
     const ofMedians = Math.min(...outcome.rows.map((row) => row.on.requestsPerSecond / row.off.requestsPerSecond));
-    console.log(`${outcome.setup.name.padEnd(46)} | lowest on/off ${worst.toFixed(2)}x: ${worst >= target ? 'met' : 'NOT met'} (ratio of the medians: ${ofMedians.toFixed(2)}x)`);
+    console.log(
+      `${outcome.setup.name.padEnd(46)} | lowest on/off ${worst.toFixed(2)}x: ${worst >= target ? 'met' : 'NOT met'} (ratio of the medians: ${ofMedians.toFixed(2)}x)`,
+    );
   }
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const engine = await start(process.execPath, ['--import', here('../../bin/register-typescript.mjs'), here('./fake-engine-process.ts')], { CHUNKS: String(streamChunks) }, /(http:\/\/\S+\/v1)/).match;
+  const engine = await start(
+    process.execPath,
+    ['--import', here('../../bin/register-typescript.mjs'), here('./fake-engine-process.ts')],
+    { CHUNKS: String(streamChunks) },
+    /(http:\/\/\S+\/v1)/,
+  ).match;
   const configDir = mkdtempSync(join(tmpdir(), 'bench-fleet-config-'));
   cleanups.push(() => rmSync(configDir, { recursive: true, force: true }));
   const configPath = join(configDir, 'config.yaml');

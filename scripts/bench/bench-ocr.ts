@@ -118,7 +118,7 @@ function tablePage(): (TextItem | RectItem)[] {
         : [
             `${names[row % names.length] ?? ''} ${Math.ceil(row / names.length)}`,
             String(1000 + ((row * 7919) % 9000)),
-            `$${((row * 104729) % 900000 / 100).toFixed(2)}`,
+            `$${(((row * 104729) % 900000) / 100).toFixed(2)}`,
             `${(((row * 37) % 40) - 12).toFixed(1)}%`,
             managers[row % managers.length] ?? '',
           ];
@@ -135,7 +135,16 @@ function invoicePage(): (TextItem | RectItem)[] {
     { text: 'VAT GB 123 4567 89    Phone +44 117 496 0123    billing@northwind.example', x: margin, y: margin + 105, size },
     { text: 'Date: 21/11/2025    Due: 21/12/2025    Customer ref: PO-88231', x: margin, y: margin + 140, size },
   ];
-  const products = ['Copy paper A4, 80 g', 'Toner cartridge TN-2420', 'Stapler, heavy duty', 'Ring binders (pack of 10)', 'USB-C cable, 2 m', 'Desk lamp LED 9 W', 'Whiteboard markers x4', 'Envelopes C5 (500)'];
+  const products = [
+    'Copy paper A4, 80 g',
+    'Toner cartridge TN-2420',
+    'Stapler, heavy duty',
+    'Ring binders (pack of 10)',
+    'USB-C cable, 2 m',
+    'Desk lamp LED 9 W',
+    'Whiteboard markers x4',
+    'Envelopes C5 (500)',
+  ];
   for (let row = 0; row < 16; row++) {
     const y = margin + 220 + row * 44;
     const quantity = 1 + ((row * 5) % 12);
@@ -154,7 +163,10 @@ function pages(): PageSpec[] {
   const half = (full - 50) / 2;
   const bottom = pageHeight - margin;
   const specs: (TextItem | RectItem)[][] = [
-    [heading('Annual report of the water board', margin, points(18)), ...column(random(1), { x: margin, top: margin + 70, bottom, width: full, size: points(11) })],
+    [
+      heading('Annual report of the water board', margin, points(18)),
+      ...column(random(1), { x: margin, top: margin + 70, bottom, width: full, size: points(11) }),
+    ],
     [
       heading('Two columns of news', margin, points(16)),
       ...column(random(2), { x: margin, top: margin + 60, bottom, width: half, size: points(10) }),
@@ -167,7 +179,10 @@ function pages(): PageSpec[] {
       heading('Large type', 940, points(24)),
       ...column(random(5), { x: margin, top: 1020, bottom, width: full, size: points(16) }),
     ],
-    [heading('Minutes of the meeting', margin, points(16)), ...column(random(7), { x: margin, top: margin + 60, bottom, width: full, size: points(11), font: 'serif' })],
+    [
+      heading('Minutes of the meeting', margin, points(16)),
+      ...column(random(7), { x: margin, top: margin + 60, bottom, width: full, size: points(11), font: 'serif' }),
+    ],
     invoicePage(),
   ];
   return specs.map((items) => ({ width: pageWidth, height: pageHeight, items }));
@@ -209,7 +224,11 @@ function alignedText(expected: readonly Line[], found: readonly Line[]): string 
     });
     (groups[best] ?? leftovers).push(line);
   }
-  const text = (lines: readonly Line[]) => [...lines].sort((a, b) => a.box.x0 - b.box.x0).map((line) => line.text).join(' ');
+  const text = (lines: readonly Line[]) =>
+    [...lines]
+      .sort((a, b) => a.box.x0 - b.box.x0)
+      .map((line) => line.text)
+      .join(' ');
   return [...groups.map(text), ...leftovers.map((line) => line.text)].join('\n').normalize('NFKC');
 }
 
@@ -360,13 +379,22 @@ async function main(): Promise<void> {
       : []),
   ];
   const drawn = specs.map(expectedLines);
-  const expected = drawn.map((lines) => lines.map((line) => line.text).join('\n').normalize('NFKC'));
+  const expected = drawn.map((lines) =>
+    lines
+      .map((line) => line.text)
+      .join('\n')
+      .normalize('NFKC'),
+  );
   const lengths = expected.map((text) => text.replace(/\s+/g, ' ').length);
   console.log(
     `${chosen.length} A4 pages (${pageWidth}x${pageHeight}, 150 dpi), ${rounds} round(s), engines interleaved page by page, then the page set at once; ` +
       `PaddleOcr options ${JSON.stringify(options)} (${ocr.parallelism} worker(s))`,
   );
-  console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}, Node ${process.version}; workers started and models loaded in ${warmUp.toFixed(2)} s`);
+  console.log(
+    `machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ')}, Node ${process.version}; workers started and models loaded in ${warmUp.toFixed(2)} s`,
+  );
   const documentSeconds: number[] = [];
   const documentCpuSeconds: number[] = [];
   let documentErrors = 0;
@@ -386,11 +414,15 @@ async function main(): Promise<void> {
         }
       }
     }
-    const document = await runDocument(ocr, chosen.map((page) => rendered[page] ?? new Uint8Array()));
+    const document = await runDocument(
+      ocr,
+      chosen.map((page) => rendered[page] ?? new Uint8Array()),
+    );
     documentSeconds.push(document.seconds);
     documentCpuSeconds.push(document.cpuSeconds);
     documentErrors = chosen.reduce(
-      (total, page, index) => total + characterErrorRate(expected[page] ?? '', alignedText(drawn[page] ?? [], document.pages[index] ?? [])) * (lengths[page] ?? 0),
+      (total, page, index) =>
+        total + characterErrorRate(expected[page] ?? '', alignedText(drawn[page] ?? [], document.pages[index] ?? [])) * (lengths[page] ?? 0),
       0,
     );
   }

@@ -35,7 +35,9 @@ function generateArticle(targetBytes: number): string {
       'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ',
       'Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat.</p>',
       section % 4 === 0 ? `<pre><code class="language-js">function f${section}(x) {\n  return x * ${section};\n}</code></pre>` : '',
-      section % 6 === 0 ? `<table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody><tr><td>k${section}</td><td>${section * 3}</td></tr><tr><td>j${section}</td><td>${section * 5}</td></tr></tbody></table>` : '',
+      section % 6 === 0
+        ? `<table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody><tr><td>k${section}</td><td>${section * 3}</td></tr><tr><td>j${section}</td><td>${section * 5}</td></tr></tbody></table>`
+        : '',
       section % 5 === 0 ? `<figure><img src="img/figure-${section}.png" alt="Figure ${section}"><figcaption>Figure ${section}</figcaption></figure>` : '',
       section % 7 === 0 ? '<ul><li>One point</li><li>Another point</li><li>A last point</li></ul>' : '',
     ].join('');
@@ -99,7 +101,9 @@ async function main(): Promise<void> {
   const ours = extractor.extract(html, pageUrl, options);
   const bare = barePipeline(turndown, html);
   if (ours.kind !== 'page') throw new Error(`the reader found no article: ${ours.kind}`);
-  console.log(`Article: ${(html.length / 1024).toFixed(0)} KB of HTML -> ${(ours.page.content.length / 1024).toFixed(0)} KB of Markdown (bare pipeline: ${(bare.length / 1024).toFixed(0)} KB)`);
+  console.log(
+    `Article: ${(html.length / 1024).toFixed(0)} KB of HTML -> ${(ours.page.content.length / 1024).toFixed(0)} KB of Markdown (bare pipeline: ${(bare.length / 1024).toFixed(0)} KB)`,
+  );
   console.log(`${rounds} rounds of ${seconds} s per pipeline, interleaved; medians below`);
 
   const results: Record<string, number[]> = { bareExtract: [], oursExtract: [], bareFetch: [], oursFetch: [] };
@@ -121,7 +125,9 @@ async function main(): Promise<void> {
   ];
   console.log('\nscenario                      | bare readability+turndown | model-platform reader | ratio');
   for (const [name, baseline, platform] of rows) {
-    console.log(`${name.padEnd(29)} | ${baseline.toFixed(2).padStart(19)} p/s | ${platform.toFixed(2).padStart(15)} p/s | ${(platform / baseline).toFixed(2)}x`);
+    console.log(
+      `${name.padEnd(29)} | ${baseline.toFixed(2).padStart(19)} p/s | ${platform.toFixed(2).padStart(15)} p/s | ${(platform / baseline).toFixed(2)}x`,
+    );
   }
   console.log('target: ratio >= 0.9x');
   await fetcher.close();

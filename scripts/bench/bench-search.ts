@@ -93,7 +93,10 @@ const queryKinds: QueryKind[] = [
   { name: 'mid-frequency word', query: { text: vocabulary[500] ?? '', domain: undefined, publishedAfter: undefined }, likeTerm: vocabulary[500] ?? '' },
   { name: 'common word', query: { text: vocabulary[3] ?? '', domain: undefined, publishedAfter: undefined }, likeTerm: vocabulary[3] ?? '' },
   { name: 'two words', query: { text: `${vocabulary[120]} ${vocabulary[900]}`, domain: undefined, publishedAfter: undefined } },
-  { name: 'four words', query: { text: `${vocabulary[40]} ${vocabulary[300]} ${vocabulary[2000]} ${vocabulary[7000]}`, domain: undefined, publishedAfter: undefined } },
+  {
+    name: 'four words',
+    query: { text: `${vocabulary[40]} ${vocabulary[300]} ${vocabulary[2000]} ${vocabulary[7000]}`, domain: undefined, publishedAfter: undefined },
+  },
   { name: 'phrase', query: { text: `"${vocabulary[0]} ${vocabulary[1]}"`, domain: undefined, publishedAfter: undefined } },
   { name: 'word + domain', query: { text: vocabulary[60] ?? '', domain: 'site42.example', publishedAfter: undefined } },
   { name: 'word + oneMonth', query: { text: vocabulary[60] ?? '', domain: undefined, publishedAfter: epoch - 30 * day } },
@@ -128,10 +131,14 @@ async function main(): Promise<void> {
     }
     const buildMs = performance.now() - buildStart - generatedMs;
     const size = databaseUrl === undefined ? `, database ${(statSync(join(dataDir, 'platform.db')).size / 1024 / 1024).toFixed(0)} MB` : '';
-    console.log(`${database.dialect}: ${documentCount} documents indexed in ${(buildMs / 1000).toFixed(1)} s (${Math.round(documentCount / (buildMs / 1000))} documents/s, text generation excluded)${size}`);
+    console.log(
+      `${database.dialect}: ${documentCount} documents indexed in ${(buildMs / 1000).toFixed(1)} s (${Math.round(documentCount / (buildMs / 1000))} documents/s, text generation excluded)${size}`,
+    );
 
     console.log(`\n${rounds} rounds of each query, one at a time (limit 10, snippet 500 characters unless said)`);
-    console.log(`${'query'.padEnd(20)} | ${column('hits', 4)} | ${column('queries/s', 9)} | ${column('p50 ms', 7)} | ${column('p95 ms', 7)} | LIKE scan: rows, p50 ms | speed-up`);
+    console.log(
+      `${'query'.padEnd(20)} | ${column('hits', 4)} | ${column('queries/s', 9)} | ${column('p50 ms', 7)} | ${column('p95 ms', 7)} | LIKE scan: rows, p50 ms | speed-up`,
+    );
     const all: number[] = [];
     for (const kind of queryKinds) {
       const query: IndexQuery = { limit: 10, snippetLength: 500, ...kind.query };
@@ -150,7 +157,9 @@ async function main(): Promise<void> {
         let rows = 0;
         for (let round = 0; round < 3; round += 1) {
           const started = performance.now();
-          const found = await sql`SELECT id FROM search_documents WHERE content LIKE ${`%${kind.likeTerm}%`} OR title LIKE ${`%${kind.likeTerm}%`}`.execute(database.db);
+          const found = await sql`SELECT id FROM search_documents WHERE content LIKE ${`%${kind.likeTerm}%`} OR title LIKE ${`%${kind.likeTerm}%`}`.execute(
+            database.db,
+          );
           scans.push(performance.now() - started);
           rows = found.rows.length;
         }
@@ -162,7 +171,9 @@ async function main(): Promise<void> {
       );
     }
     const overall = summary(all);
-    console.log(`${'all kinds'.padEnd(20)} | ${column('', 4)} | ${column(overall.perSecond.toFixed(0), 9)} | ${column(overall.p50.toFixed(2), 7)} | ${column(overall.p95.toFixed(2), 7)} |`);
+    console.log(
+      `${'all kinds'.padEnd(20)} | ${column('', 4)} | ${column(overall.perSecond.toFixed(0), 9)} | ${column(overall.p50.toFixed(2), 7)} | ${column(overall.p95.toFixed(2), 7)} |`,
+    );
   } finally {
     await database.close();
     rmSync(dataDir, { recursive: true, force: true });

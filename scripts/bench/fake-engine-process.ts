@@ -5,7 +5,9 @@ import { sseReply, startFakeOpenAiServer, vllmCompletion, vllmReasoningStream } 
 const chunks = Number(process.env['CHUNKS'] ?? '100');
 const engine = await startFakeOpenAiServer();
 const answer = { kind: 'json' as const, body: vllmCompletion({ content: 'Hello from the fake engine.', usage: { promptTokens: 12, completionTokens: 7 } }) };
-const stream = sseReply(vllmReasoningStream({ content: Array.from({ length: chunks }, (_, index) => `t${index} `), usage: { promptTokens: 12, completionTokens: chunks } }));
+const stream = sseReply(
+  vllmReasoningStream({ content: Array.from({ length: chunks }, (_, index) => `t${index} `), usage: { promptTokens: 12, completionTokens: chunks } }),
+);
 const route = (request: { body: Record<string, unknown> }) => (request.body['stream'] === true ? stream : answer);
 engine.setDefault(route);
 // The benchmark sends tens of thousands of requests: forget the recorded ones as it goes.

@@ -19,7 +19,14 @@ export function post(target: Target, body: string, agent: Agent): Promise<{ firs
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...target.headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...target.headers },
+      },
       (incoming) => {
         let firstByteMs = 0;
         let chunks = 0;
@@ -67,7 +74,10 @@ export async function runLoad(target: Target, body: string, concurrency: number,
 
 /** The median of figures in any order (of the rounds of a run). */
 export function median(values: readonly number[]): number {
-  return percentile([...values].sort((left, right) => left - right), 0.5);
+  return percentile(
+    [...values].sort((left, right) => left - right),
+    0.5,
+  );
 }
 
 export function percentile(sorted: readonly number[], fraction: number): number {

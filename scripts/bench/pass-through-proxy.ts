@@ -11,7 +11,14 @@ const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
 function forward(incoming: IncomingMessage, outgoing: ServerResponse, body: Buffer | undefined, fresh: boolean): void {
   const upstream = request(
-    { host: target.hostname, port: target.port, path: `${target.pathname}${incoming.url ?? ''}`, method: incoming.method, headers: incoming.headers, agent: fresh ? false : agent },
+    {
+      host: target.hostname,
+      port: target.port,
+      path: `${target.pathname}${incoming.url ?? ''}`,
+      method: incoming.method,
+      headers: incoming.headers,
+      agent: fresh ? false : agent,
+    },
     (answer) => {
       outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(outgoing);

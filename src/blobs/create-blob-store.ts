@@ -16,8 +16,6 @@ export interface BlobStorage {
 export function createBlobStore(settings: Settings, masterKey: Buffer, disk: LocalDisk = nodeLocalDisk): BlobStorage {
   const signer = new BlobUrlSigner(masterKey, settings.blobUrlTtlSeconds, settings.publicUrl);
   const store =
-    settings.s3 === undefined
-      ? new LocalBlobStore(join(settings.dataDir, 'blobs'), signer, disk)
-      : new S3BlobStore(settings.s3, settings.blobUrlTtlSeconds);
+    settings.s3 === undefined ? new LocalBlobStore(join(settings.dataDir, 'blobs'), signer, disk) : new S3BlobStore(settings.s3, settings.blobUrlTtlSeconds);
   return { store, signer };
 }

@@ -43,8 +43,7 @@ export class S3BlobStore implements ManagedBlobStore {
   constructor(settings: S3Settings, ttlSeconds: number, options: { partBytes?: number } = {}) {
     this.#client = new S3Client(clientConfig(settings, settings.endpoint));
     // Signing needs no connection: URLs for clients may name an endpoint this server does not use.
-    this.#presigner =
-      settings.publicEndpoint === undefined ? this.#client : new S3Client(clientConfig(settings, settings.publicEndpoint));
+    this.#presigner = settings.publicEndpoint === undefined ? this.#client : new S3Client(clientConfig(settings, settings.publicEndpoint));
     this.#bucket = settings.bucket;
     this.#ttlSeconds = ttlSeconds;
     this.#partBytes = Math.max(5 * 1024 * 1024, options.partBytes ?? defaultPartBytes);
@@ -91,9 +90,9 @@ export class S3BlobStore implements ManagedBlobStore {
     let deleted = 0;
     let continuationToken: string | undefined;
     do {
-      const page = await this.#call((client) => client.send(
-        new ListObjectsV2Command({ Bucket: this.#bucket, ...(continuationToken === undefined ? {} : { ContinuationToken: continuationToken }) }),
-      ));
+      const page = await this.#call((client) =>
+        client.send(new ListObjectsV2Command({ Bucket: this.#bucket, ...(continuationToken === undefined ? {} : { ContinuationToken: continuationToken }) })),
+      );
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined || object.LastModified === undefined || object.LastModified.getTime() >= cutoffMs) continue;
         if (keepPrefixes.some((prefix) => object.Key?.startsWith(prefix) === true)) continue;
@@ -121,9 +120,9 @@ export class S3BlobStore implements ManagedBlobStore {
   }
 
   async #putWhole(key: string, body: Uint8Array, contentType: string): Promise<void> {
-    await this.#call((client) => client.send(
-      new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.byteLength }),
-    ));
+    await this.#call((client) =>
+      client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.byteLength })),
+    );
   }
 
   /** One PutObject when the stream fits in a part, else a multipart upload (aborted on any failure). */
@@ -144,9 +143,9 @@ export class S3BlobStore implements ManagedBlobStore {
     try {
       const upload = async (body: Buffer) => {
         const PartNumber = completed.length + 1;
-        const part = await this.#call((client) => client.send(
-          new UploadPartCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.byteLength }),
-        ));
+        const part = await this.#call((client) =>
+          client.send(new UploadPartCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.byteLength })),
+        );
         if (part.ETag === undefined) throw new Error(`S3 UploadPart ${PartNumber}: no ETag`);
         completed.push({ ETag: part.ETag, PartNumber });
         bytes += body.byteLength;
@@ -154,9 +153,9 @@ export class S3BlobStore implements ManagedBlobStore {
       await upload(firstPart);
       await upload(second.value);
       for await (const body of parts) await upload(body);
-      await this.#call((client) => client.send(
-        new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: completed } }),
-      ));
+      await this.#call((client) =>
+        client.send(new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: completed } })),
+      );
       return bytes;
     } catch (error) {
       await this.#client.send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: uploadId })).catch(() => undefined);

@@ -70,7 +70,14 @@ function keyCells(key: KeyView): string[] {
 function keyTable(keys: readonly KeyView[]): string {
   const rows = [[...keyColumns], ...keys.map(keyCells)];
   const widths = keyColumns.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function readPolicy(text: string | undefined, admin: boolean): Record<string, unknown> | undefined | Error {

@@ -57,7 +57,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     }
   }
   const args = words.slice(command.words.length);
-  if (args.length < command.minArguments) return { kind: 'refused', reason: `${command.words.join(' ')} needs ${command.argumentsUsage ?? 'more arguments'}`, usage };
+  if (args.length < command.minArguments)
+    return { kind: 'refused', reason: `${command.words.join(' ')} needs ${command.argumentsUsage ?? 'more arguments'}`, usage };
   if (args.length > command.maxArguments) return { kind: 'refused', reason: `unexpected argument '${args[command.maxArguments]}'`, usage };
   return { kind: 'run', command, args, flags: flags as CommandFlags };
 }

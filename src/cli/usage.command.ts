@@ -29,7 +29,10 @@ export async function runUsage(args: readonly string[], flags: UsageFlags): Prom
   if (by instanceof Error) return fail(by.message);
   const to = flags.to ?? utcDay(Date.now());
   const from = flags.from ?? utcDay(dayStartMs(to) - (defaultDays - 1) * dayMs);
-  for (const [name, value] of [['--from', from], ['--to', to]] as const) {
+  for (const [name, value] of [
+    ['--from', from],
+    ['--to', to],
+  ] as const) {
     if (!isUtcDay(value)) return fail(`${name}: '${value}' is not a date written YYYY-MM-DD`);
   }
   if (from > to) return fail(`--from ${from} is after --to ${to}`);

@@ -16,7 +16,8 @@ export async function runWorker(flags: CliFlags): Promise<number> {
   const platform = await openPlatform(settings, process.env);
   platform.startWorkers();
   const queue = platform.tasks.mode === 'bullmq' ? 'BullMQ on Redis' : `embedded queue on ${platform.database.dialect}`;
-  const ops = flags.port === undefined ? undefined : await startOpsServer(platform, { port: settings.port, host: settings.host }, serverLimitsFromSettings(settings));
+  const ops =
+    flags.port === undefined ? undefined : await startOpsServer(platform, { port: settings.port, host: settings.host }, serverLimitsFromSettings(settings));
   const opsLine = ops === undefined ? '' : ` Health and metrics on port ${settings.port}.`;
   console.log(`Task worker started: ${queue}, up to ${settings.workerConcurrency} tasks at once.${opsLine}`);
   return new Promise<number>((resolve) => {

@@ -20,13 +20,7 @@ import type { Database } from '../store/database.ts';
 import type { ResponseMismatchReporter } from './response-validation.ts';
 
 /** The Fastify instance every route module receives, typed by TypeBox. */
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /** Everything the HTTP layer needs, passed in explicitly (DESIGN: `buildApp(deps)`). */
 export interface AppDependencies {

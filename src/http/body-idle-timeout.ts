@@ -31,10 +31,7 @@ export function watchBodyIdle(server: Server, idleMs: number): void {
       }
       if (Date.now() - lastProgressAt < idleMs) return;
       clearInterval(timer);
-      answerOnSocket(
-        socket,
-        new ApiError('408', `The request body stopped arriving: nothing came for ${formatSeconds(idleMs)}. Send the request again.`),
-      );
+      answerOnSocket(socket, new ApiError('408', `The request body stopped arriving: nothing came for ${formatSeconds(idleMs)}. Send the request again.`));
     }, checkEveryMs);
     // Keeps no process alive, and goes with the response.
     timer.unref();

@@ -37,11 +37,9 @@ export function capConnectionsPerAddress(server: Server, maxPerAddress: number):
 
 function refuse(socket: Socket, maxPerAddress: number): void {
   socket.on('error', () => socket.destroy());
-  const error = new ApiError(
-    '1305',
-    `Too many open connections from this address (at most ${maxPerAddress}); close some, then send the request again.`,
-    { 'retry-after': '1' },
-  );
+  const error = new ApiError('1305', `Too many open connections from this address (at most ${maxPerAddress}); close some, then send the request again.`, {
+    'retry-after': '1',
+  });
   socket.end(rawErrorResponse(error));
   // What the client sends meanwhile is read and dropped, so the close is a FIN, not a reset that could discard the answer.
   socket.resume();

@@ -27,7 +27,10 @@ export class RouteTable {
     const path = request.url.split('?')[0] ?? '';
     const allowed = this.allowedMethods(path);
     if (allowed.length > 0) {
-      return sendApiError(reply, new ApiError('405', `Method ${request.method} is not allowed for ${path}; use ${allowed.join(', ')}.`, { allow: allowed.join(', ') }));
+      return sendApiError(
+        reply,
+        new ApiError('405', `Method ${request.method} is not allowed for ${path}; use ${allowed.join(', ')}.`, { allow: allowed.join(', ') }),
+      );
     }
     return sendApiError(reply, new ApiError('1222', `The API ${request.method} ${path} does not exist.`));
   };

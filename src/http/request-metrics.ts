@@ -46,7 +46,7 @@ function requestLabels(metrics: PlatformMetrics, request: FastifyRequest, status
   const model = body !== null && typeof body === 'object' ? (body as { model?: unknown }).model : undefined;
   return {
     // The pattern (`/paas/v4/async-result/:id`), never the raw URL, so ids do not become series.
-    route: request.is404 ? 'unmatched' : routeOf(request).url ?? 'unmatched',
+    route: request.is404 ? 'unmatched' : (routeOf(request).url ?? 'unmatched'),
     method: request.method,
     model: metrics.modelLabel(model),
     status,

@@ -27,9 +27,7 @@ export function violationToApiError(violations: readonly SchemaViolation[]): Api
 function pickViolation(violations: readonly SchemaViolation[]): SchemaViolation | undefined {
   const union = violations.find((violation) => violation.keyword === 'anyOf');
   if (union === undefined) return violations[0];
-  const branches = violations.filter(
-    (violation) => violation !== union && violation.instancePath.startsWith(union.instancePath),
-  );
+  const branches = violations.filter((violation) => violation !== union && violation.instancePath.startsWith(union.instancePath));
   // A branch that failed on something other than the value's type matched the value's shape.
   const specific = branches.filter((violation) => violation.keyword !== 'type');
   return specific.sort((left, right) => right.instancePath.length - left.instancePath.length)[0] ?? union;

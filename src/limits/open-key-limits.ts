@@ -60,8 +60,10 @@ export function openKeyLimits(options: KeyLimitsOptions): KeyLimits {
     credits,
     keyAdmin,
     startReconciler(intervalMs = 2_000) {
-      stopReconciler ??= startPeriodicJob(() => callCredits.reconcile(Date.now()), intervalMs, (error) =>
-        log('credit holds not reconciled; trying again later', error),
+      stopReconciler ??= startPeriodicJob(
+        () => callCredits.reconcile(Date.now()),
+        intervalMs,
+        (error) => log('credit holds not reconciled; trying again later', error),
       );
     },
     async close() {

@@ -151,24 +151,27 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   const files = new BlobFileStore(new FileRepository(database), blobs);
   // Async chat calls' media given by URL, fetched by the workers through the SSRF guard as the chat route does.
   const chatMediaFetcher = createChatMediaFetcher(config.fetch?.allow ?? [], 'async chat media');
-  const tasks = withCreditHolds(createTaskService({
-    database,
-    redisUrl: settings.redisUrl,
-    concurrency: settings.workerConcurrency,
-    log: logFailure,
-    onTaskFinished: (kind, outcome, task, result) => {
-      metrics.taskFinished(kind, outcome);
-      // Generated images and videos count in the ledger when their task succeeds, once (the fenced write's worker).
-      const record = outcome === 'success' ? taskUsage(task, result) : undefined;
-      if (record !== undefined) usage.record(record);
-    },
-    handlers: options.taskHandlers ?? [
-      ...createMediaTaskHandlers({ engines, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
-      createChatTaskHandler({ engines, mediaFetcher: chatMediaFetcher }),
-    ],
-    // The lease from the settings (how soon a killed worker's task is taken over), heartbeats three to a lease.
-    tuning: { leaseMs: settings.taskLeaseSeconds * 1000, heartbeatMs: (settings.taskLeaseSeconds * 1000) / 3, ...options.taskTuning },
-  }), limits.admission);
+  const tasks = withCreditHolds(
+    createTaskService({
+      database,
+      redisUrl: settings.redisUrl,
+      concurrency: settings.workerConcurrency,
+      log: logFailure,
+      onTaskFinished: (kind, outcome, task, result) => {
+        metrics.taskFinished(kind, outcome);
+        // Generated images and videos count in the ledger when their task succeeds, once (the fenced write's worker).
+        const record = outcome === 'success' ? taskUsage(task, result) : undefined;
+        if (record !== undefined) usage.record(record);
+      },
+      handlers: options.taskHandlers ?? [
+        ...createMediaTaskHandlers({ engines, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
+        createChatTaskHandler({ engines, mediaFetcher: chatMediaFetcher }),
+      ],
+      // The lease from the settings (how soon a killed worker's task is taken over), heartbeats three to a lease.
+      tuning: { leaseMs: settings.taskLeaseSeconds * 1000, heartbeatMs: (settings.taskLeaseSeconds * 1000) / 3, ...options.taskTuning },
+    }),
+    limits.admission,
+  );
   const agents = createAgents({ config, engines, tasks, blobs, files, conversations: new AgentConversationRepository(database) });
   let stopSweeper: (() => Promise<void>) | undefined;
   let stopFileSweeper: (() => Promise<void>) | undefined;

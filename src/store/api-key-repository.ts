@@ -16,9 +16,7 @@ export class ApiKeyRepository implements KeyLookup {
   }
 
   /** Stores a new key (a given one, or a generated one) and returns it in clear, the only time it is. */
-  async create(
-    options: { name?: string | undefined; key?: ApiKeyParts | undefined; policy?: KeyPolicy | undefined } = {},
-  ): Promise<ApiKeyParts> {
+  async create(options: { name?: string | undefined; key?: ApiKeyParts | undefined; policy?: KeyPolicy | undefined } = {}): Promise<ApiKeyParts> {
     const key = options.key ?? generateApiKey();
     await this.#database.db
       .insertInto('api_keys')

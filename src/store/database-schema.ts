@@ -169,4 +169,3 @@ export interface DatabaseSchema {
   key_credits: KeyCreditTable;
   credit_holds: CreditHoldTable;
 }
-

@@ -42,12 +42,7 @@ export class FileRepository implements FileRecords {
   }
 
   async find(ownerKeyId: string, id: string): Promise<StoredFile | undefined> {
-    const row = await this.#database.db
-      .selectFrom('files')
-      .selectAll()
-      .where('id', '=', id)
-      .where('owner_key_id', '=', ownerKeyId)
-      .executeTakeFirst();
+    const row = await this.#database.db.selectFrom('files').selectAll().where('id', '=', id).where('owner_key_id', '=', ownerKeyId).executeTakeFirst();
     return row === undefined ? undefined : toStoredFile(row);
   }
 
@@ -60,10 +55,7 @@ export class FileRepository implements FileRecords {
       const beyond = direction === 'asc' ? '>' : '<';
       const createdAt = cursor.createdAt.getTime();
       select = select.where((builder) =>
-        builder.or([
-          builder('created_at', beyond, createdAt),
-          builder.and([builder('created_at', '=', createdAt), builder('id', beyond, cursor.id)]),
-        ]),
+        builder.or([builder('created_at', beyond, createdAt), builder.and([builder('created_at', '=', createdAt), builder('id', beyond, cursor.id)])]),
       );
     }
     const rows = await select.orderBy('created_at', direction).orderBy('id', direction).limit(query.limit).execute();
@@ -71,11 +63,7 @@ export class FileRepository implements FileRecords {
   }
 
   async delete(ownerKeyId: string, id: string): Promise<boolean> {
-    const result = await this.#database.db
-      .deleteFrom('files')
-      .where('id', '=', id)
-      .where('owner_key_id', '=', ownerKeyId)
-      .executeTakeFirst();
+    const result = await this.#database.db.deleteFrom('files').where('id', '=', id).where('owner_key_id', '=', ownerKeyId).executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 

@@ -11,11 +11,7 @@ export class ReaderCacheRepository {
 
   /** The cached result under `key`, unless it expired at `now` (Unix ms). */
   async get(key: string, now: number): Promise<ReadResult | undefined> {
-    const row = await this.#database.db
-      .selectFrom('reader_cache')
-      .select(['result', 'expires_at'])
-      .where('cache_key', '=', key)
-      .executeTakeFirst();
+    const row = await this.#database.db.selectFrom('reader_cache').select(['result', 'expires_at']).where('cache_key', '=', key).executeTakeFirst();
     if (row === undefined || Number(row.expires_at) <= now) return undefined;
     return JSON.parse(row.result) as ReadResult;
   }

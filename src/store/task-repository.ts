@@ -79,12 +79,7 @@ export class TaskRepository {
   }
 
   async findOwned(id: string, ownerKeyId: string): Promise<QueuedTask | undefined> {
-    const row = await this.#database.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('id', '=', id)
-      .where('owner_key_id', '=', ownerKeyId)
-      .executeTakeFirst();
+    const row = await this.#database.db.selectFrom('tasks').selectAll().where('id', '=', id).where('owner_key_id', '=', ownerKeyId).executeTakeFirst();
     return row === undefined ? undefined : toQueuedTask(row);
   }
 

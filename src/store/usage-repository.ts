@@ -45,12 +45,7 @@ export class UsageRepository implements UsageLedgerHousekeeping {
   }
 
   async listForKey(keyId: string): Promise<UsageRecord[]> {
-    const rows = await this.#database.db
-      .selectFrom('usage_records')
-      .selectAll()
-      .where('key_id', '=', keyId)
-      .orderBy('created_at')
-      .execute();
+    const rows = await this.#database.db.selectFrom('usage_records').selectAll().where('key_id', '=', keyId).orderBy('created_at').execute();
     return rows.map((row) => ({
       keyId: row.key_id,
       model: row.model,
@@ -74,7 +69,10 @@ export class UsageRepository implements UsageLedgerHousekeeping {
   async prepareDays(now: number, daysAhead: number): Promise<void> {
     if (this.#database.dialect !== 'postgres') return;
     const today = dayNumber(now);
-    await this.#prepare(Array.from({ length: daysAhead + 1 }, (_unused, index) => today + index), true);
+    await this.#prepare(
+      Array.from({ length: daysAhead + 1 }, (_unused, index) => today + index),
+      true,
+    );
   }
 
   /** PostgreSQL: partitions dropped; SQLite: rows deleted. */
@@ -84,7 +82,10 @@ export class UsageRepository implements UsageLedgerHousekeeping {
       for (const day of this.#preparedDays) if (day < firstKeptDay) this.#preparedDays.delete(day);
       return dropDayPartitionsBefore(this.#database.db, firstKeptDay);
     }
-    const deleted = await this.#database.db.deleteFrom('usage_records').where('day', '<', utcDay(firstKeptDay * dayMs)).executeTakeFirst();
+    const deleted = await this.#database.db
+      .deleteFrom('usage_records')
+      .where('day', '<', utcDay(firstKeptDay * dayMs))
+      .executeTakeFirst();
     return Number(deleted.numDeletedRows);
   }
 

@@ -52,16 +52,12 @@ export class BullmqTaskQueue implements TaskQueue {
     if (this.#closed) return;
     try {
       // The job id names the attempt: adding a job that Redis still holds is a no-op.
-      await this.#queue(task.kind).add(
-        'run',
-        { id: task.id } satisfies TaskJob,
-        {
-          jobId: `${task.id}-${task.attempts}`,
-          delay: Math.max(0, task.runAfter - Date.now()),
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
-      );
+      await this.#queue(task.kind).add('run', { id: task.id } satisfies TaskJob, {
+        jobId: `${task.id}-${task.attempts}`,
+        delay: Math.max(0, task.runAfter - Date.now()),
+        removeOnComplete: true,
+        removeOnFail: true,
+      });
     } catch (error) {
       this.#log(`task ${task.id}: Redis did not take it; the sweep will send it again`, error);
     }
@@ -101,8 +97,7 @@ export class BullmqTaskQueue implements TaskQueue {
       const task = await this.#repository.find(job.data.id);
       if (task === undefined || task.state === 'done') return;
       const limit = this.#handlers.get(task.kind)?.concurrency?.(task);
-      const release =
-        limit === undefined ? () => undefined : await this.#slots.acquire(`${task.kind}:${limit.key}`, limit.limit, this.#shutdown.signal);
+      const release = limit === undefined ? () => undefined : await this.#slots.acquire(`${task.kind}:${limit.key}`, limit.limit, this.#shutdown.signal);
       try {
         const now = Date.now();
         const claimed = await this.#repository.claim(task.id, this.#workerId, now + this.#tuning.leaseMs, now, this.#tuning.maxAttempts);

@@ -75,11 +75,20 @@ export class TaskRunner {
     try {
       const settled = await settle(handler, task, signal);
       if (settled.ok) {
-        return this.#counted(task, 'success', await this.#write(fence, 'result', () => this.#repository.complete(fence, settled.value, Date.now()), { kind: 'finished' }), settled.value);
+        return this.#counted(
+          task,
+          'success',
+          await this.#write(fence, 'result', () => this.#repository.complete(fence, settled.value, Date.now()), { kind: 'finished' }),
+          settled.value,
+        );
       }
       if (leaseLost.signal.aborted) return { kind: 'abandoned' };
       if (deadline.signal.aborted) {
-        return this.#counted(task, 'timeout', await this.#write(fence, 'timeout', () => this.#repository.fail(fence, timedOutError, Date.now()), { kind: 'finished' }));
+        return this.#counted(
+          task,
+          'timeout',
+          await this.#write(fence, 'timeout', () => this.#repository.fail(fence, timedOutError, Date.now()), { kind: 'finished' }),
+        );
       }
       if (shutdown.aborted) {
         return await this.#write(fence, 'release', () => this.#repository.release(fence, Date.now()), { kind: 'released' });

@@ -71,8 +71,16 @@ describe('admin API: keys, policies and usage (/admin)', () => {
 
   it('refuses a malformed policy and an unknown key', async () => {
     const { id } = (await send('POST', '/admin/keys', {})).json() as { id: string };
-    assertPlatformError(await send('PATCH', `/admin/keys/${id}`, { policy: { requestsPerMinute: -1 } }), { status: 400, code: '1214', mentions: ['requestsPerMinute'] });
-    assertPlatformError(await send('PATCH', `/admin/keys/${id}`, { policy: { quota: { period: 'week', calls: 1 } } }), { status: 400, code: '1214', mentions: ['period'] });
+    assertPlatformError(await send('PATCH', `/admin/keys/${id}`, { policy: { requestsPerMinute: -1 } }), {
+      status: 400,
+      code: '1214',
+      mentions: ['requestsPerMinute'],
+    });
+    assertPlatformError(await send('PATCH', `/admin/keys/${id}`, { policy: { quota: { period: 'week', calls: 1 } } }), {
+      status: 400,
+      code: '1214',
+      mentions: ['period'],
+    });
     assertPlatformError(await send('PATCH', `/admin/keys/${id}`, { policy: { rpm: 5 } }), { status: 400, code: '1214' });
     assertPlatformError(await send('PATCH', '/admin/keys/no-such-key', { policy: {} }), { status: 404, code: '404', mentions: ['no-such-key'] });
     assertPlatformError(await send('GET', '/admin/keys/no-such-key'), { status: 404, code: '404' });
@@ -89,7 +97,14 @@ describe('admin API: keys, policies and usage (/admin)', () => {
   it('reports usage by key, model and UTC day over a date range', async () => {
     const today = Date.now() - (Date.now() % dayMs);
     const record = (keyId: string, model: string, createdAt: number, promptTokens: number) => ({
-      keyId, model, endpoint: 'chat.completions', requestId: 'usage-test', promptTokens, completionTokens: 1, cachedTokens: 0, createdAt,
+      keyId,
+      model,
+      endpoint: 'chat.completions',
+      requestId: 'usage-test',
+      promptTokens,
+      completionTokens: 1,
+      cachedTokens: 0,
+      createdAt,
     });
     await test.platform.ledger.insertMany([
       record('key-a', 'glm-4.7', today + 1000, 10),
@@ -107,14 +122,24 @@ describe('admin API: keys, policies and usage (/admin)', () => {
       { key_id: 'key-a', model: 'glm-4.7', date: day(today), calls: 2, prompt_tokens: 30, completion_tokens: 2, total_tokens: 32 },
     ]);
     const filtered = await send('GET', '/admin/usage?key_id=key-a&model=glm-4.7');
-    assert.deepEqual((filtered.json() as { data: { calls: number }[] }).data.map((row) => row.calls), [2], 'default range: the last 30 days');
+    assert.deepEqual(
+      (filtered.json() as { data: { calls: number }[] }).data.map((row) => row.calls),
+      [2],
+      'default range: the last 30 days',
+    );
     assertPlatformError(await send('GET', `/admin/usage?from=${day(today)}&to=${day(today - dayMs)}`), { status: 400, code: '1214', mentions: ['from'] });
     assertPlatformError(await send('GET', '/admin/usage?from=yesterday'), { status: 400, code: '1214', mentions: ['from'] });
   });
 
   it('is documented in the OpenAPI document under the admin tag', async () => {
     const document = (await test.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { tags?: string[] }>> };
-    for (const [path, method] of [['/admin/keys', 'post'], ['/admin/keys', 'get'], ['/admin/keys/{id}', 'patch'], ['/admin/keys/{id}', 'delete'], ['/admin/usage', 'get']] as const) {
+    for (const [path, method] of [
+      ['/admin/keys', 'post'],
+      ['/admin/keys', 'get'],
+      ['/admin/keys/{id}', 'patch'],
+      ['/admin/keys/{id}', 'delete'],
+      ['/admin/usage', 'get'],
+    ] as const) {
       assert.deepEqual(document.paths[path]?.[method]?.tags, ['admin'], `${method} ${path}`);
     }
   });

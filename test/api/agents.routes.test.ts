@@ -105,7 +105,13 @@ describe('agent routes', () => {
     const body = {
       agent_id: 'slides_glm_agent',
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Make slides' }, { type: 'file_url', file_url: { url: 'https://example.com/a.pdf' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Make slides' },
+            { type: 'file_url', file_url: { url: 'https://example.com/a.pdf' } },
+          ],
+        },
         { role: 'assistant', content: 'Outline ready.' },
         { role: 'user', content: [{ type: 'image_url', image_url: 'https://example.com/b.png' }] },
       ],
@@ -117,7 +123,13 @@ describe('agent routes', () => {
     assert.equal(response.statusCode, 200, response.body);
     const [input] = agents.inputs;
     assert.deepEqual(input?.messages, [
-      { role: 'user', content: [{ type: 'text', text: 'Make slides' }, { type: 'file_url', url: 'https://example.com/a.pdf' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Make slides' },
+          { type: 'file_url', url: 'https://example.com/a.pdf' },
+        ],
+      },
       { role: 'assistant', content: 'Outline ready.' },
       { role: 'user', content: [{ type: 'image_url', url: 'https://example.com/b.png' }] },
     ]);
@@ -150,7 +162,11 @@ describe('agent routes', () => {
   });
 
   it('streams frames that each carry agent_id, the last with finish_reason and usage, then [DONE]', async () => {
-    agents.script = events([{ kind: 'delta', text: 'Bon' }, { kind: 'delta', text: 'jour' }, { ...done, finishReason: 'length' }]);
+    agents.script = events([
+      { kind: 'delta', text: 'Bon' },
+      { kind: 'delta', text: 'jour' },
+      { ...done, finishReason: 'length' },
+    ]);
     const response = await post('/v1/agents', { ...translation, stream: true });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/event-stream/);
@@ -190,12 +206,16 @@ describe('agent routes', () => {
       { type: 'image_url', url: 'https://platform.test/blobs/p1.png', tagCn: '第1页', tagEn: 'Page 1' },
       { type: 'file_url', url: 'https://platform.test/blobs/deck.pdf', tagCn: 'PDF文件', tagEn: 'PDF file' },
     ];
-    const response = await post('/api/paas/v4/v1/agents/conversation', {
-      agent_id: 'slides_glm_agent',
-      conversation_id: 'conv-1',
-      custom_variables: { include_pdf: true, pages: [{ position: 1, width: 1440, height: 810.5 }] },
-      request_id: null,
-    }, { host: 'platform.example' });
+    const response = await post(
+      '/api/paas/v4/v1/agents/conversation',
+      {
+        agent_id: 'slides_glm_agent',
+        conversation_id: 'conv-1',
+        custom_variables: { include_pdf: true, pages: [{ position: 1, width: 1440, height: 810.5 }] },
+        request_id: null,
+      },
+      { host: 'platform.example' },
+    );
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(agents.conversationQueries, [
       { ownerKeyId: test.key.split('.')[0], conversationId: 'conv-1', includePdf: true, pages: [{ position: 1, width: 1440, height: 810.5 }] },
@@ -259,7 +279,10 @@ describe('agent routes', () => {
       async_id: 'async-1',
       error: { code: '1234', message: 'The engine could not be reached.' },
     });
-    assert.deepEqual(agents.asyncQueries.map(([, id]) => id), ['async-1', 'async-1', 'async-1']);
+    assert.deepEqual(
+      agents.asyncQueries.map(([, id]) => id),
+      ['async-1', 'async-1', 'async-1'],
+    );
     assert.match(agents.asyncQueries[0]?.[2] ?? '', /^http:\/\/(localhost|127\.0\.0\.1)/);
     assert.equal(agents.asyncQueries[0]?.[0], test.key.split('.')[0]);
   });

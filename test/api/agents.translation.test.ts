@@ -35,7 +35,11 @@ describe('general_translation over HTTP (loopback chat engine)', () => {
 
   it('answers synchronously: the refined translation as one message, usage summed over both calls with total_calls', async () => {
     engine.enqueue(answer('早的鸟抓虫。', { promptTokens: 31, completionTokens: 7 }), answer('早起的鸟儿有虫吃。', { promptTokens: 52, completionTokens: 9 }));
-    const response = await postJson(test, url, translate('The early bird catches the worm.', { source_lang: 'en', target_lang: 'zh-CN', strategy: 'two_step' }));
+    const response = await postJson(
+      test,
+      url,
+      translate('The early bird catches the worm.', { source_lang: 'en', target_lang: 'zh-CN', strategy: 'two_step' }),
+    );
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json() as Record<string, unknown>;
     assert.equal(body['agent_id'], 'general_translation');
@@ -58,7 +62,10 @@ describe('general_translation over HTTP (loopback chat engine)', () => {
     for (const frame of frames) assert.equal(frame['agent_id'], 'general_translation');
     const choices = frames.map((frame) => (frame['choices'] as { delta: { content: string }; finish_reason: string | null }[])[0]);
     assert.equal(choices.map((choice) => choice?.delta.content).join(''), 'Guten Morgen, Welt!');
-    assert.deepEqual(choices.slice(0, -1).map((choice) => choice?.finish_reason), choices.slice(0, -1).map(() => null));
+    assert.deepEqual(
+      choices.slice(0, -1).map((choice) => choice?.finish_reason),
+      choices.slice(0, -1).map(() => null),
+    );
     const last = frames.at(-1);
     assert.equal(choices.at(-1)?.finish_reason, 'stop');
     assert.deepEqual(last?.['usage'], { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26, total_calls: 1 });
@@ -78,8 +85,16 @@ describe('general_translation over HTTP (loopback chat engine)', () => {
   });
 
   it('rejects language codes the spec does not list, naming the field, before any engine call', async () => {
-    assertPlatformError(await postJson(test, url, translate('Hello', { target_lang: 'zh' })), { status: 400, code: '1214', mentions: ['custom_variables.target_lang'] });
-    assertPlatformError(await postJson(test, url, translate('Hello', { source_lang: 'en-GB' })), { status: 400, code: '1214', mentions: ['custom_variables.source_lang'] });
+    assertPlatformError(await postJson(test, url, translate('Hello', { target_lang: 'zh' })), {
+      status: 400,
+      code: '1214',
+      mentions: ['custom_variables.target_lang'],
+    });
+    assertPlatformError(await postJson(test, url, translate('Hello', { source_lang: 'en-GB' })), {
+      status: 400,
+      code: '1214',
+      mentions: ['custom_variables.source_lang'],
+    });
     assert.equal(engine.requests.length, 0);
   });
 

@@ -23,12 +23,32 @@ const rejectedChats: Case[] = [
   { name: 'messages missing', body: { agent_id: 'general_translation' }, code: '1213', field: 'messages' },
   { name: 'messages empty', body: { ...translation, messages: [] }, code: '1214', field: 'messages' },
   { name: 'role unknown', body: { ...slides, messages: [{ role: 'system', content: 'x' }] }, code: '1214', field: 'messages[0].role' },
-  { name: 'translation with an assistant message', body: { ...translation, messages: [userText, { role: 'assistant', content: 'Hi' }] }, code: '1214', field: 'messages[1].role' },
+  {
+    name: 'translation with an assistant message',
+    body: { ...translation, messages: [userText, { role: 'assistant', content: 'Hi' }] },
+    code: '1214',
+    field: 'messages[1].role',
+  },
   { name: 'content missing', body: { ...translation, messages: [{ role: 'user' }] }, code: '1213', field: 'messages[0].content' },
   { name: 'content empty list', body: { ...translation, messages: [{ role: 'user', content: [] }] }, code: '1214', field: 'messages[0].content' },
-  { name: 'content part of unknown type', body: { ...translation, messages: [{ role: 'user', content: [{ type: 'audio', text: 'x' }] }] }, code: '1214', field: 'messages[0].content[0].type' },
-  { name: 'text part without text', body: { ...translation, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, code: '1213', field: 'messages[0].content[0].text' },
-  { name: 'image part without image_url', body: { ...effects, messages: [{ role: 'user', content: [{ type: 'image_url' }] }] }, code: '1213', field: 'messages[0].content[0].image_url' },
+  {
+    name: 'content part of unknown type',
+    body: { ...translation, messages: [{ role: 'user', content: [{ type: 'audio', text: 'x' }] }] },
+    code: '1214',
+    field: 'messages[0].content[0].type',
+  },
+  {
+    name: 'text part without text',
+    body: { ...translation, messages: [{ role: 'user', content: [{ type: 'text' }] }] },
+    code: '1213',
+    field: 'messages[0].content[0].text',
+  },
+  {
+    name: 'image part without image_url',
+    body: { ...effects, messages: [{ role: 'user', content: [{ type: 'image_url' }] }] },
+    code: '1213',
+    field: 'messages[0].content[0].image_url',
+  },
   { name: 'stream not a boolean', body: { ...translation, stream: 'yes' }, code: '1214', field: 'stream' },
   { name: 'custom_variables not an object', body: { ...translation, custom_variables: 'en' }, code: '1214', field: 'custom_variables' },
   { name: 'source_lang unknown', body: { ...translation, custom_variables: { source_lang: 'klingon' } }, code: '1214', field: 'custom_variables.source_lang' },
@@ -51,7 +71,12 @@ const rejectedChats: Case[] = [
   { name: 'effects without template', body: { ...effects, custom_variables: {} }, code: '1213', field: 'custom_variables.template' },
   { name: 'effects template unknown', body: { ...effects, custom_variables: { template: 'moonwalk' } }, code: '1214', field: 'custom_variables.template' },
   { name: 'effects without an image', body: { ...effects, messages: [userText] }, code: '1214', field: 'messages' },
-  { name: 'effects with the image only in an assistant message', body: { ...effects, messages: [userText, { role: 'assistant', content: 'https://example.com/a.png' }] }, code: '1214', field: 'messages' },
+  {
+    name: 'effects with the image only in an assistant message',
+    body: { ...effects, messages: [userText, { role: 'assistant', content: 'https://example.com/a.png' }] },
+    code: '1214',
+    field: 'messages',
+  },
   ...sharedIdCases(translation),
 ];
 
@@ -59,12 +84,37 @@ const rejectedConversations: Case[] = [
   { name: 'agent_id missing', body: { conversation_id: 'conv-1' }, code: '1213', field: 'agent_id' },
   { name: 'agent_id of an agent without history', body: { ...conversation, agent_id: 'general_translation' }, code: '1214', field: 'agent_id' },
   { name: 'conversation_id missing', body: { agent_id: 'slides_glm_agent' }, code: '1213', field: 'conversation_id' },
-  { name: 'include_pdf not a boolean', body: { ...conversation, custom_variables: { include_pdf: 'yes' } }, code: '1214', field: 'custom_variables.include_pdf' },
+  {
+    name: 'include_pdf not a boolean',
+    body: { ...conversation, custom_variables: { include_pdf: 'yes' } },
+    code: '1214',
+    field: 'custom_variables.include_pdf',
+  },
   { name: 'pages not a list', body: { ...conversation, custom_variables: { pages: {} } }, code: '1214', field: 'custom_variables.pages' },
-  { name: 'page position 0', body: { ...conversation, custom_variables: { pages: [{ position: 0, width: 1440, height: 810 }] } }, code: '1214', field: 'custom_variables.pages[0].position' },
-  { name: 'page position not an integer', body: { ...conversation, custom_variables: { pages: [{ position: 1.5, width: 1440, height: 810 }] } }, code: '1214', field: 'custom_variables.pages[0].position' },
-  { name: 'page width 0', body: { ...conversation, custom_variables: { pages: [{ position: 1, width: 0, height: 810 }] } }, code: '1214', field: 'custom_variables.pages[0].width' },
-  { name: 'page height missing', body: { ...conversation, custom_variables: { pages: [{ position: 1, width: 1440 }] } }, code: '1213', field: 'custom_variables.pages[0].height' },
+  {
+    name: 'page position 0',
+    body: { ...conversation, custom_variables: { pages: [{ position: 0, width: 1440, height: 810 }] } },
+    code: '1214',
+    field: 'custom_variables.pages[0].position',
+  },
+  {
+    name: 'page position not an integer',
+    body: { ...conversation, custom_variables: { pages: [{ position: 1.5, width: 1440, height: 810 }] } },
+    code: '1214',
+    field: 'custom_variables.pages[0].position',
+  },
+  {
+    name: 'page width 0',
+    body: { ...conversation, custom_variables: { pages: [{ position: 1, width: 0, height: 810 }] } },
+    code: '1214',
+    field: 'custom_variables.pages[0].width',
+  },
+  {
+    name: 'page height missing',
+    body: { ...conversation, custom_variables: { pages: [{ position: 1, width: 1440 }] } },
+    code: '1213',
+    field: 'custom_variables.pages[0].height',
+  },
 ];
 
 const rejectedAsyncResults: Case[] = [
@@ -122,7 +172,11 @@ describe('agent endpoints contract', () => {
       { ...effects, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }] },
       {
         ...slides,
-        messages: [userText, { role: 'assistant', content: [{ type: 'text', text: 'Outline ready.' }] }, { role: 'user', content: [{ type: 'file_url', file_url: 'https://example.com/brief.pdf' }] }],
+        messages: [
+          userText,
+          { role: 'assistant', content: [{ type: 'text', text: 'Outline ready.' }] },
+          { role: 'user', content: [{ type: 'file_url', file_url: 'https://example.com/brief.pdf' }] },
+        ],
         conversation_id: 'conv-1',
         stream: true,
         custom_variables: { template: 42, anything: { nested: true } },
@@ -150,8 +204,16 @@ describe('agent endpoints contract', () => {
   it('is served under every agent prefix, including the paths the SDKs build from their base URL', async () => {
     for (const prefix of ['/v1/agents', '/api/v1/agents', '/paas/v4/v1/agents', '/api/paas/v4/v1/agents', '/api/coding/paas/v4/v1/agents']) {
       assertPlatformError(await postJson(test, prefix, { ...translation, stream: 'yes' }), { status: 400, code: '1214', mentions: ['stream'] });
-      assertPlatformError(await postJson(test, `${prefix}/conversation`, { agent_id: 'slides_glm_agent' }), { status: 400, code: '1213', mentions: ['conversation_id'] });
-      assertPlatformError(await postJson(test, `${prefix}/async-result`, { agent_id: 'slides_glm_agent' }), { status: 400, code: '1213', mentions: ['async_id'] });
+      assertPlatformError(await postJson(test, `${prefix}/conversation`, { agent_id: 'slides_glm_agent' }), {
+        status: 400,
+        code: '1213',
+        mentions: ['conversation_id'],
+      });
+      assertPlatformError(await postJson(test, `${prefix}/async-result`, { agent_id: 'slides_glm_agent' }), {
+        status: 400,
+        code: '1213',
+        mentions: ['async_id'],
+      });
       assertPlatformError(await postJson(test, prefix, translation), { status: 400, code: '1221', mentions: ['general_translation'] });
     }
   });

@@ -49,7 +49,12 @@ describe('POST /paas/v4/async/chat/completions through the task engine (fake vLL
   async function pythonSdk(method: 'GET' | 'POST', path: string, key: string, body?: unknown) {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const length: [string, string][] = payload === undefined ? [] : [['Content-Length', String(Buffer.byteLength(payload))]];
-    const response = await sendRawRequest(port, { method, path, headers: [...pythonSdkHeaders(key), ...length], ...(payload === undefined ? {} : { body: payload }) });
+    const response = await sendRawRequest(port, {
+      method,
+      path,
+      headers: [...pythonSdkHeaders(key), ...length],
+      ...(payload === undefined ? {} : { body: payload }),
+    });
     return { status: response.status, body: response.body, json: () => JSON.parse(response.body) as Record<string, unknown> };
   }
 
@@ -65,8 +70,11 @@ describe('POST /paas/v4/async/chat/completions through the task engine (fake vLL
     );
   }
 
-  it('Python SDK: submit answers {id, request_id, model, task_status: PROCESSING}; the poll ends SUCCESS with the sync answer\'s message and usage', async () => {
-    engine.enqueue({ kind: 'json', body: vllmCompletion({ reasoning: 'Think.', content: 'Hi!', usage: { promptTokens: 12, completionTokens: 4, cachedTokens: 8 } }) });
+  it("Python SDK: submit answers {id, request_id, model, task_status: PROCESSING}; the poll ends SUCCESS with the sync answer's message and usage", async () => {
+    engine.enqueue({
+      kind: 'json',
+      body: vllmCompletion({ reasoning: 'Think.', content: 'Hi!', usage: { promptTokens: 12, completionTokens: 4, cachedTokens: 8 } }),
+    });
     const submitted = await pythonSdk('POST', submitPath, test.key, pythonSdkBody({ model: 'glm-4.7', messages: user, request_id: 'async-chat-0001' }));
     assert.equal(submitted.status, 200, submitted.body);
     const submission = submitted.json();
@@ -154,7 +162,11 @@ describe('POST /paas/v4/async/chat/completions through the task engine (fake vLL
       code: '1214',
     });
     assertPlatformError(await postJson(test, '/paas/v4/async/chat/completions', { model: 'glm-4.7' }), { status: 400, code: '1213', mentions: ['messages'] });
-    assertPlatformError(await postJson(test, '/paas/v4/async/chat/completions', { model: 'glm-4.5', messages: user }), { status: 400, code: '1221', mentions: ['glm-4.5'] });
+    assertPlatformError(await postJson(test, '/paas/v4/async/chat/completions', { model: 'glm-4.5', messages: user }), {
+      status: 400,
+      code: '1221',
+      mentions: ['glm-4.5'],
+    });
     assert.equal(engine.requests.length, 0);
   });
 
@@ -185,9 +197,15 @@ describe('POST /paas/v4/async/chat/completions through the task engine (fake vLL
     // Polled again: reading a result records nothing.
     await pollAsPythonSdk(id, key);
     await test.platform.credits.reconcile(Date.now());
-    await waitFor(() => test.platform.credits.balance(keyId), (balance) => balance === 1000 - 100 - 40);
+    await waitFor(
+      () => test.platform.credits.balance(keyId),
+      (balance) => balance === 1000 - 100 - 40,
+    );
     assert.equal((await test.platform.keyAdmin.get(keyId))?.creditHeld, 0);
-    const rows = await waitFor(() => test.platform.ledger.listForKey(keyId), (records) => records.length > 0);
+    const rows = await waitFor(
+      () => test.platform.ledger.listForKey(keyId),
+      (records) => records.length > 0,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(
       (await test.platform.ledger.listForKey(keyId)).map((row) => [row.endpoint, row.model, row.requestId, row.promptTokens, row.completionTokens]),

@@ -25,8 +25,7 @@ describe('GET /paas/v4/async-result/{id} contract', () => {
   });
   after(() => test.close());
 
-  const get = (url: string, headers: Record<string, string> = { authorization: test.authorization }) =>
-    test.app.inject({ method: 'GET', url, headers });
+  const get = (url: string, headers: Record<string, string> = { authorization: test.authorization }) => test.app.inject({ method: 'GET', url, headers });
 
   it('answers 404 in the platform shape for a task that does not exist', async () => {
     const response = await get('/paas/v4/async-result/task-20250101-abc');
@@ -125,7 +124,13 @@ describe('GET /paas/v4/async-result/{id} with tasks', () => {
   });
 
   const submit = (kind: 'image' | 'video', behaviour: string) =>
-    platform.tasks.submit({ kind, ownerKeyId: owner.id, model: kind === 'image' ? 'glm-image' : 'cogvideox-3', requestId: `req-${behaviour}-1`, request: { behaviour } });
+    platform.tasks.submit({
+      kind,
+      ownerKeyId: owner.id,
+      model: kind === 'image' ? 'glm-image' : 'cogvideox-3',
+      requestId: `req-${behaviour}-1`,
+      request: { behaviour },
+    });
   const query = (id: string, authorization = owner.authorization) =>
     app.inject({ method: 'GET', url: `/paas/v4/async-result/${id}`, headers: { authorization, host: 'platform.test:9000' } });
   const settled = async (id: string) => {
@@ -149,13 +154,16 @@ describe('GET /paas/v4/async-result/{id} with tasks', () => {
     const body = response.json() as { image_result: { url: string }[] };
     assert.ok(matches(ImageTaskResult, body), response.body);
     assert.deepEqual(Object.keys(body).sort(), ['id', 'image_result', 'model', 'request_id', 'task_status']);
-    assert.deepEqual({ ...body, image_result: undefined }, {
-      model: 'glm-image',
-      task_status: 'SUCCESS',
-      request_id: 'req-ok-1',
-      id: task.id,
-      image_result: undefined,
-    });
+    assert.deepEqual(
+      { ...body, image_result: undefined },
+      {
+        model: 'glm-image',
+        task_status: 'SUCCESS',
+        request_id: 'req-ok-1',
+        id: task.id,
+        image_result: undefined,
+      },
+    );
     assert.equal(body.image_result.length, 2);
     for (const [index, item] of body.image_result.entries()) {
       assert.deepEqual(Object.keys(item), ['url']);

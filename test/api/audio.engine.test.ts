@@ -94,7 +94,10 @@ describe('POST /paas/v4/audio/transcriptions on an openai-transcription engine',
     assert.equal(events.length, 2);
     const [delta, done] = events;
     assert.deepEqual(Object.keys(delta ?? {}), ['id', 'created', 'model', 'type', 'delta']);
-    assert.deepEqual({ type: delta?.['type'], delta: delta?.['delta'], model: delta?.['model'] }, { type: 'transcript.text.delta', delta: spoken, model: 'my-asr' });
+    assert.deepEqual(
+      { type: delta?.['type'], delta: delta?.['delta'], model: delta?.['model'] },
+      { type: 'transcript.text.delta', delta: spoken, model: 'my-asr' },
+    );
     assert.deepEqual(Object.keys(done ?? {}), ['id', 'created', 'model', 'type', 'delta', 'text']);
     assert.deepEqual({ type: done?.['type'], delta: done?.['delta'], text: done?.['text'] }, { type: 'transcript.text.done', delta: '', text: spoken });
     assert.equal(done?.['id'], delta?.['id']);
@@ -102,7 +105,7 @@ describe('POST /paas/v4/audio/transcriptions on an openai-transcription engine',
     assert.equal(response.body, expected);
   });
 
-  it("answers an engine failure before the first frame with a real status, for stream and not", async () => {
+  it('answers an engine failure before the first frame with a real status, for stream and not', async () => {
     engine.answerWith(400, { error: { message: 'Audio too noisy.' } });
     for (const stream of ['true', 'false']) {
       const response = await postForm(test, url, [model, ['stream', stream], ['file', samples.wav, 'speech.wav']]);

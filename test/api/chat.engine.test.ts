@@ -25,7 +25,16 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     engine = await startFakeOpenAiServer();
     const entry = { backend: 'openai-compatible' as const, baseUrl: engine.baseUrl, upstreamModel: 'zai-org/GLM' };
     test = await startTestPlatform({
-      config: { models: { 'glm-4.7': entry, 'glm-4.5': entry, 'glm-5.2': entry, 'glm-4.6v': { ...entry, vision: true }, 'glm-4-32b-0414-128k': entry, 'text-llm': entry } },
+      config: {
+        models: {
+          'glm-4.7': entry,
+          'glm-4.5': entry,
+          'glm-5.2': entry,
+          'glm-4.6v': { ...entry, vision: true },
+          'glm-4-32b-0414-128k': entry,
+          'text-llm': entry,
+        },
+      },
     });
   });
   beforeEach(() => engine.reset());
@@ -35,7 +44,10 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
   });
 
   it('answers synchronously in the platform shape, with reasoning, cached tokens and the request_id', async () => {
-    engine.enqueue({ kind: 'json', body: vllmCompletion({ reasoning: 'Think.', content: 'Hi!', usage: { promptTokens: 12, completionTokens: 4, cachedTokens: 8 } }) });
+    engine.enqueue({
+      kind: 'json',
+      body: vllmCompletion({ reasoning: 'Think.', content: 'Hi!', usage: { promptTokens: 12, completionTokens: 4, cachedTokens: 8 } }),
+    });
     const response = await postJson(test, url, { model: 'glm-4.7', messages: user, request_id: 'chat-sync-0001' });
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json() as Record<string, unknown>;
@@ -43,9 +55,7 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     assert.equal(body['model'], 'glm-4.7');
     assert.equal(typeof body['id'], 'string');
     assert.equal(typeof body['created'], 'number');
-    assert.deepEqual(body['choices'], [
-      { index: 0, message: { role: 'assistant', content: 'Hi!', reasoning_content: 'Think.' }, finish_reason: 'stop' },
-    ]);
+    assert.deepEqual(body['choices'], [{ index: 0, message: { role: 'assistant', content: 'Hi!', reasoning_content: 'Think.' }, finish_reason: 'stop' }]);
     assert.deepEqual(body['usage'], { prompt_tokens: 12, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 8 }, total_tokens: 16 });
   });
 
@@ -122,7 +132,11 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
   });
 
   it('streams chunks in the exact framing, with the last chunk carrying finish_reason, role, empty content and usage', async () => {
-    engine.enqueue(sseReply(vllmReasoningStream({ reasoning: ['Let me ', 'see.'], content: ['Hel', 'lo!'], usage: { promptTokens: 9, completionTokens: 6, cachedTokens: 2 } })));
+    engine.enqueue(
+      sseReply(
+        vllmReasoningStream({ reasoning: ['Let me ', 'see.'], content: ['Hel', 'lo!'], usage: { promptTokens: 9, completionTokens: 6, cachedTokens: 2 } }),
+      ),
+    );
     const response = await postJson(test, url, { model: 'glm-4.7', messages: user, stream: true });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/event-stream/);
@@ -145,8 +159,14 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     engine.enqueue(sseReply(vllmToolCallStream(calls)), sseReply(vllmToolCallStream(calls)));
 
     const streamed = parseSseBody((await postJson(test, url, { model: 'glm-4.7', messages: user, tools, stream: true, tool_stream: true })).body);
-    const fragments = streamed.flatMap((event) => ((event['choices'] as { delta: { tool_calls?: { index: number; function: { arguments: string } }[] } }[])[0]?.delta.tool_calls ?? []));
-    const joined = (index: number) => fragments.filter((fragment) => fragment.index === index).map((fragment) => fragment.function.arguments).join('');
+    const fragments = streamed.flatMap(
+      (event) => (event['choices'] as { delta: { tool_calls?: { index: number; function: { arguments: string } }[] } }[])[0]?.delta.tool_calls ?? [],
+    );
+    const joined = (index: number) =>
+      fragments
+        .filter((fragment) => fragment.index === index)
+        .map((fragment) => fragment.function.arguments)
+        .join('');
     assert.ok(fragments.length >= 4, 'fragments, not whole calls');
     assert.equal(joined(0), '{"city":"Paris"}');
     assert.equal(joined(1), '{}');
@@ -173,7 +193,10 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     const last = events.at(-1) as Record<string, unknown>;
     assert.equal((last['choices'] as { finish_reason: string }[])[0]?.finish_reason, 'sensitive');
     assert.deepEqual(last['content_filter'], [{ role: 'assistant', level: 1 }]);
-    assert.ok(events.slice(0, -1).every((event) => !('content_filter' in event)), 'only the last chunk says it');
+    assert.ok(
+      events.slice(0, -1).every((event) => !('content_filter' in event)),
+      'only the last chunk says it',
+    );
     // An answer that was not flagged carries no verdict.
     engine.enqueue({ kind: 'json', body: vllmCompletion({ content: 'Fine' }) });
     assert.equal('content_filter' in (await postJson(test, url, { model: 'glm-4.7', messages: user })).json(), false);
@@ -253,7 +276,15 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
   it('passes images to a vision engine and refuses them clearly on a text-only one', async () => {
     engine.setDefault({ kind: 'json', body: vllmCompletion({ content: 'a cat' }) });
     const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-    const messages = [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: pixel } }] }];
+    const messages = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: pixel } },
+        ],
+      },
+    ];
     const vision = await postJson(test, url, { model: 'glm-4.6v', messages });
     assert.equal(vision.statusCode, 200, vision.body);
     const sentParts = (engine.requests[0]?.body['messages'] as { content: { image_url?: { url: string } }[] }[])[0]?.content;
@@ -274,7 +305,9 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
       indexedAt: Date.now(),
     });
     engine.setDefault((request) =>
-      request.body['stream'] === true ? sseReply(vllmReasoningStream({ content: ['Sixteen metres.'] })) : { kind: 'json', body: vllmCompletion({ content: 'Sixteen metres.' }) },
+      request.body['stream'] === true
+        ? sseReply(vllmReasoningStream({ content: ['Sixteen metres.'] }))
+        : { kind: 'json', body: vllmCompletion({ content: 'Sixteen metres.' }) },
     );
     const tools = [{ type: 'web_search', web_search: { enable: true, search_query: 'highest tides Fundy', count: 3 } }];
     const sync = await postJson(test, url, { model: 'glm-4.7', messages: [{ role: 'user', content: 'How high are the tides?' }], tools });

@@ -32,7 +32,15 @@ describe('chat media given by URL go through the SSRF guard and reach the engine
   const ask = (imageUrl: string) =>
     postJson(test, '/paas/v4/chat/completions', {
       model: 'glm-4.6v',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: imageUrl } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: imageUrl } },
+          ],
+        },
+      ],
     });
 
   it('fetches an allowed URL and sends the image to the engine as a data URL', async () => {

@@ -48,7 +48,8 @@ describe('file store: retention and limits (clock injected)', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const save = (owner: string, text: string) => files.save(owner, { purpose: 'user_data', filename: `${text}.txt`, content: Readable.from([Buffer.from(text)]) });
+  const save = (owner: string, text: string) =>
+    files.save(owner, { purpose: 'user_data', filename: `${text}.txt`, content: Readable.from([Buffer.from(text)]) });
 
   it('the sweep deletes files older than 180 days (record and bytes) and keeps younger ones', async () => {
     const start = clock;
@@ -60,7 +61,11 @@ describe('file store: retention and limits (clock injected)', () => {
 
     // 181 days after the first upload, 179 after the second.
     clock = start + 181 * day;
-    const stop = startFileRetentionSweeper(files, { now: () => clock, intervalMs: 60_000, log: (message, error) => assert.fail(`${message} ${String(error)}`) });
+    const stop = startFileRetentionSweeper(files, {
+      now: () => clock,
+      intervalMs: 60_000,
+      log: (message, error) => assert.fail(`${message} ${String(error)}`),
+    });
     await stop();
     assert.equal(await files.get('key-a', old.id), undefined, 'the old record is gone');
     assert.equal(await blobs.get(`files/${old.id}`), undefined, 'the old bytes are gone');
@@ -88,9 +93,7 @@ describe('file store: retention and limits (clock injected)', () => {
 
   it('a commit that loses the race for the last place deletes its bytes and says so', async () => {
     const staged = await Promise.all(
-      ['one', 'two', 'three', 'four'].map((text) =>
-        files.stage('key-race', { filename: `${text}.txt`, content: Readable.from([Buffer.from(text)]) }),
-      ),
+      ['one', 'two', 'three', 'four'].map((text) => files.stage('key-race', { filename: `${text}.txt`, content: Readable.from([Buffer.from(text)]) })),
     );
     const results = await Promise.allSettled(staged.map((file) => file.commit('user_data')));
     assert.equal(results.filter((result) => result.status === 'fulfilled').length, 3);
@@ -106,7 +109,10 @@ describe('platform: the retention sweepers started by startWorkers()', () => {
     const test = await startTestPlatform();
     try {
       const upload = async (name: string) => {
-        const { payload, contentType } = await encodeForm([['purpose', 'user_data'], ['file', Buffer.from(name), name]]);
+        const { payload, contentType } = await encodeForm([
+          ['purpose', 'user_data'],
+          ['file', Buffer.from(name), name],
+        ]);
         const response = await test.app.inject({
           method: 'POST',
           url: '/paas/v4/files',
@@ -119,8 +125,16 @@ describe('platform: the retention sweepers started by startWorkers()', () => {
       const oldId = await upload('old.txt');
       const recentId = await upload('recent.txt');
       const database = test.platform.database.db;
-      await database.updateTable('files').set({ created_at: Date.now() - 181 * day }).where('id', '=', oldId).execute();
-      await database.updateTable('files').set({ created_at: Date.now() - 179 * day }).where('id', '=', recentId).execute();
+      await database
+        .updateTable('files')
+        .set({ created_at: Date.now() - 181 * day })
+        .where('id', '=', oldId)
+        .execute();
+      await database
+        .updateTable('files')
+        .set({ created_at: Date.now() - 179 * day })
+        .where('id', '=', recentId)
+        .execute();
       // Both blobs written long ago, past the 30-day media retention: only the file sweeper may decide.
       const blobFolder = join(test.platform.settings.dataDir, 'blobs', 'files');
       const longAgo = new Date(Date.now() - 179 * day);

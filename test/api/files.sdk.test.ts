@@ -72,7 +72,10 @@ describe('files through the official clients', () => {
     assert.equal(created.purpose, 'agent');
     const listed = await client.files.findList({ purpose: 'agent' });
     assert.equal(listed.object, 'list');
-    assert.deepEqual(listed.data.map((file) => file.id), [created.id]);
+    assert.deepEqual(
+      listed.data.map((file) => file.id),
+      [created.id],
+    );
     assert.equal(listed.data[0]?.bytes, Buffer.byteLength('term,翻译\n'));
     assert.equal(await test.platform.files.read(test.key.split('.')[0] ?? '', created.id).then(String), 'term,翻译\n');
   });

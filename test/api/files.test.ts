@@ -92,7 +92,10 @@ for (const target of databaseTargets) {
     it('uploads, lists, serves the exact bytes, deletes the record and the bytes, then answers 404', async () => {
       const glossary = Buffer.from('source,target\nhello,你好\nworld,世界\n');
       const before = Math.floor(Date.now() / 1000);
-      const uploaded = await api.upload([['purpose', 'user_data'], ['file', glossary, '术语 glossary.csv', 'text/csv; charset=utf-8']]);
+      const uploaded = await api.upload([
+        ['purpose', 'user_data'],
+        ['file', glossary, '术语 glossary.csv', 'text/csv; charset=utf-8'],
+      ]);
       assert.equal(uploaded.statusCode, 200, uploaded.body);
       const file = uploaded.json() as WireFile;
       assert.ok(validFileObject(file), JSON.stringify(validFileObject.errors));
@@ -116,10 +119,7 @@ for (const target of databaseTargets) {
       assert.equal(content.headers['content-type'], 'text/csv');
       assert.equal(content.headers['content-length'], String(glossary.byteLength));
       assert.equal(content.headers['x-content-type-options'], 'nosniff');
-      assert.equal(
-        content.headers['content-disposition'],
-        `attachment; filename="__ glossary.csv"; filename*=UTF-8''%E6%9C%AF%E8%AF%AD%20glossary.csv`,
-      );
+      assert.equal(content.headers['content-disposition'], `attachment; filename="__ glossary.csv"; filename*=UTF-8''%E6%9C%AF%E8%AF%AD%20glossary.csv`);
 
       const deleted = await api.delete(`${url}/${file.id}`);
       assert.equal(deleted.statusCode, 200);
@@ -133,13 +133,19 @@ for (const target of databaseTargets) {
     });
 
     it('takes the purpose after the file; a refused form leaves no bytes behind', async () => {
-      const late = await api.upload([['file', Buffer.from('a,b\n'), 'late.csv'], ['purpose', 'agent']]);
+      const late = await api.upload([
+        ['file', Buffer.from('a,b\n'), 'late.csv'],
+        ['purpose', 'agent'],
+      ]);
       assert.equal(late.statusCode, 200, late.body);
       assert.equal((late.json() as WireFile).purpose, 'agent');
       assert.equal((await api.get(`${url}/${(late.json() as WireFile).id}/content`)).headers['content-type'], 'application/octet-stream');
 
       // The file part is stored before the bad purpose is read: the refusal must delete it again.
-      const refused = await api.upload([['file', Buffer.from('x,y\n'), 'refused.csv'], ['purpose', 'assistants']]);
+      const refused = await api.upload([
+        ['file', Buffer.from('x,y\n'), 'refused.csv'],
+        ['purpose', 'assistants'],
+      ]);
       assertPlatformError(refused, { status: 400, code: '1214', mentions: ['purpose'] });
       assert.deepEqual(storedBlobs(test), [(late.json() as WireFile).id]);
       assert.deepEqual(temporaryBlobs(test), []);
@@ -150,7 +156,10 @@ for (const target of databaseTargets) {
     it('pages the listing with limit, after and order, and filters by purpose', async () => {
       const ids: string[] = [];
       for (const [index, purpose] of ['user_data', 'agent', 'user_data', 'batch', 'user_data'].entries()) {
-        const response = await api.upload([['purpose', purpose], ['file', Buffer.from(`row ${index}\n`), `page-${index}.txt`, 'text/plain']]);
+        const response = await api.upload([
+          ['purpose', purpose],
+          ['file', Buffer.from(`row ${index}\n`), `page-${index}.txt`, 'text/plain'],
+        ]);
         ids.push((response.json() as WireFile).id);
       }
       const page = async (query: string) => {
@@ -174,11 +183,27 @@ for (const target of databaseTargets) {
     it('a key sees, reads and deletes only its own files; another key gets 404 as for an unknown id', async () => {
       const second = await test.platform.keys.create({ name: 'second' });
       const other = client(test, `Bearer ${formatApiKey(second)}`);
-      const mine = (await api.upload([['purpose', 'user_data'], ['file', Buffer.from('mine'), 'mine.txt']])).json() as WireFile;
-      const theirs = (await other.upload([['purpose', 'user_data'], ['file', Buffer.from('theirs'), 'theirs.txt']])).json() as WireFile;
+      const mine = (
+        await api.upload([
+          ['purpose', 'user_data'],
+          ['file', Buffer.from('mine'), 'mine.txt'],
+        ])
+      ).json() as WireFile;
+      const theirs = (
+        await other.upload([
+          ['purpose', 'user_data'],
+          ['file', Buffer.from('theirs'), 'theirs.txt'],
+        ])
+      ).json() as WireFile;
 
-      assert.deepEqual(((await api.get(url)).json() as { data: WireFile[] }).data.map((file) => file.id), [mine.id]);
-      assert.deepEqual(((await other.get(url)).json() as { data: WireFile[] }).data.map((file) => file.id), [theirs.id]);
+      assert.deepEqual(
+        ((await api.get(url)).json() as { data: WireFile[] }).data.map((file) => file.id),
+        [mine.id],
+      );
+      assert.deepEqual(
+        ((await other.get(url)).json() as { data: WireFile[] }).data.map((file) => file.id),
+        [theirs.id],
+      );
       assertPlatformError(await other.get(`${url}/${mine.id}/content`), { status: 404, code: '404', mentions: [mine.id] });
       assertPlatformError(await other.delete(`${url}/${mine.id}`), { status: 404, code: '404', mentions: [mine.id] });
       assertPlatformError(await api.get(`${url}?after=${theirs.id}`), { status: 400, code: '1214', mentions: ['after'] });
@@ -193,11 +218,17 @@ for (const target of databaseTargets) {
     it('refuses the 101st file of a key (1214 naming the limit), storing nothing; another key is not affected', async () => {
       const ids: string[] = [];
       for (let index = 0; index < 100; index += 1) {
-        const response = await api.upload([['purpose', 'user_data'], ['file', Buffer.from(`file ${index}`), `f${index}.txt`]]);
+        const response = await api.upload([
+          ['purpose', 'user_data'],
+          ['file', Buffer.from(`file ${index}`), `f${index}.txt`],
+        ]);
         assert.equal(response.statusCode, 200, response.body);
         ids.push((response.json() as WireFile).id);
       }
-      const refused = await api.upload([['purpose', 'user_data'], ['file', Buffer.from('one too many'), 'f100.txt']]);
+      const refused = await api.upload([
+        ['purpose', 'user_data'],
+        ['file', Buffer.from('one too many'), 'f100.txt'],
+      ]);
       assertPlatformError(refused, { status: 400, code: '1214', mentions: ['file', '100 files'] });
       assert.equal(await fileRows(test), 100);
       assert.equal(storedBlobs(test).length, 100, 'no bytes of the refused file');
@@ -208,11 +239,17 @@ for (const target of databaseTargets) {
 
       const second = await test.platform.keys.create({ name: 'limit-other' });
       const other = client(test, `Bearer ${formatApiKey(second)}`);
-      const theirs = await other.upload([['purpose', 'user_data'], ['file', Buffer.from('fine'), 'fine.txt']]);
+      const theirs = await other.upload([
+        ['purpose', 'user_data'],
+        ['file', Buffer.from('fine'), 'fine.txt'],
+      ]);
       assert.equal(theirs.statusCode, 200, 'the limit is per key');
 
       assert.equal((await api.delete(`${url}/${ids[0]}`)).statusCode, 200);
-      const again = await api.upload([['purpose', 'user_data'], ['file', Buffer.from('room again'), 'f100.txt']]);
+      const again = await api.upload([
+        ['purpose', 'user_data'],
+        ['file', Buffer.from('room again'), 'f100.txt'],
+      ]);
       assert.equal(again.statusCode, 200, 'a deleted file frees a place');
       for (const id of [...ids.slice(1), (again.json() as WireFile).id]) await api.delete(`${url}/${id}`);
       await other.delete(`${url}/${(theirs.json() as WireFile).id}`);

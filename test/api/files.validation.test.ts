@@ -139,7 +139,16 @@ describe('files contract', () => {
 
   it('documents the upload form and the binary content in OpenAPI', async () => {
     const document = (await test.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
-      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, { format?: string }> } }> }; responses: Record<string, { content?: Record<string, unknown> }> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody?: { content: Record<string, { schema: { properties: Record<string, { format?: string }> } }> };
+            responses: Record<string, { content?: Record<string, unknown> }>;
+          }
+        >
+      >;
     };
     const upload = document.paths[url]?.['post']?.requestBody?.content['multipart/form-data'];
     assert.equal(upload?.schema.properties['file']?.format, 'binary');

@@ -101,7 +101,7 @@ describe('POST /paas/v4/images/generations on real engines', () => {
     const body = response.json() as { data: { url: string }[]; content_filter: unknown };
     assert.deepEqual(body.content_filter, [{ role: 'assistant', level: 2 }]);
     const url = body.data[0]?.url ?? '';
-    assert.ok(!url.includes('127.0.0.1'), 'the URL is this server\'s, not the upstream\'s');
+    assert.ok(!url.includes('127.0.0.1'), "the URL is this server's, not the upstream's");
     assert.deepEqual((await download(test, url)).bytes, jpeg);
   });
 
@@ -109,14 +109,26 @@ describe('POST /paas/v4/images/generations on real engines', () => {
     openaiImages.reply({ kind: 'b64', images: [png] });
     const response = await postJson(test, syncUrl, { model: 'my-painter', prompt: 'x', size: '3000x7' });
     assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(openaiImages.requests[0]?.body, { model: 'dall-e-3', prompt: 'x', size: '3000x7', quality: 'standard', n: 1, response_format: 'b64_json' });
+    assert.deepEqual(openaiImages.requests[0]?.body, {
+      model: 'dall-e-3',
+      prompt: 'x',
+      size: '3000x7',
+      quality: 'standard',
+      n: 1,
+      response_format: 'b64_json',
+    });
   });
 
   it("answers an engine's failure in the platform's error body", async () => {
     comfy.plan({ outcome: 'error', nodeId: '3', nodeType: 'KSampler', exceptionType: 'RuntimeError', exceptionMessage: 'CUDA error: out of memory' });
     const failed = await postJson(test, syncUrl, { model: 'cogview-4-250304', prompt: 'x' });
     assertPlatformError(failed, { status: 500, code: '500', mentions: ['cogview-4-250304', 'KSampler', 'out of memory'] });
-    openaiImages.reply({ kind: 'error', status: 400, message: 'Your request was rejected as a result of our safety system.', code: 'content_policy_violation' });
+    openaiImages.reply({
+      kind: 'error',
+      status: 400,
+      message: 'Your request was rejected as a result of our safety system.',
+      code: 'content_policy_violation',
+    });
     const refused = await postJson(test, syncUrl, { model: 'my-painter', prompt: 'x' });
     assertPlatformError(refused, { status: 400, code: '1301', mentions: ['safety system'] });
     // The engine refused the caller's prompt and gave no severity.

@@ -87,8 +87,16 @@ describe('POST /paas/v4/images/generations contract', () => {
 
   it('accepts a full request (nulls as absent, Python SDK fields ignored) and says no engine is configured', async () => {
     const response = await postJson(test, syncUrl, {
-      ...valid, quality: 'hd', size: '1280x1280', request_id: 'req-123456', user_id: 'user-123456',
-      n: 1, response_format: 'url', style: 'vivid', user: 'someone', sensitive_word_check: { type: 'ALL', status: 'DISABLE' },
+      ...valid,
+      quality: 'hd',
+      size: '1280x1280',
+      request_id: 'req-123456',
+      user_id: 'user-123456',
+      n: 1,
+      response_format: 'url',
+      style: 'vivid',
+      user: 'someone',
+      sensitive_word_check: { type: 'ALL', status: 'DISABLE' },
       watermark_enabled: true,
     });
     assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-image', 'models:'] });
@@ -96,8 +104,17 @@ describe('POST /paas/v4/images/generations contract', () => {
 
   it('accepts null for every optional field', async () => {
     const response = await postJson(test, syncUrl, {
-      ...cogview, quality: null, size: null, request_id: null, user_id: null,
-      n: null, response_format: null, style: null, user: null, sensitive_word_check: null, watermark_enabled: null,
+      ...cogview,
+      quality: null,
+      size: null,
+      request_id: null,
+      user_id: null,
+      n: null,
+      response_format: null,
+      style: null,
+      user: null,
+      sensitive_word_check: null,
+      watermark_enabled: null,
     });
     assertPlatformError(response, { status: 400, code: '1221', mentions: ['cogview-4-250304'] });
   });
@@ -137,7 +154,12 @@ describe('POST /paas/v4/async/images/generations contract', () => {
 
   it('accepts a full request and says no engine is configured', async () => {
     const response = await postJson(test, asyncUrl, {
-      ...valid, quality: 'hd', size: '2048x2048', request_id: 'req-123456', user_id: 'user-123456', watermark_enabled: false,
+      ...valid,
+      quality: 'hd',
+      size: '2048x2048',
+      request_id: 'req-123456',
+      user_id: 'user-123456',
+      watermark_enabled: false,
     });
     assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-image', 'models:'] });
   });

@@ -31,7 +31,11 @@ interface LayoutAnswer {
 
 const url = '/paas/v4/layout_parsing';
 const base64 = (bytes: Buffer) => bytes.toString('base64');
-const textOf = (answer: LayoutAnswer) => answer.layout_details.flat().filter((element) => element.label !== 'image').map((element) => element.content);
+const textOf = (answer: LayoutAnswer) =>
+  answer.layout_details
+    .flat()
+    .filter((element) => element.label !== 'image')
+    .map((element) => element.content);
 
 /** Where each expected block's start appears in the Markdown; increasing means reading order kept. */
 function positions(markdown: string, blocks: readonly string[]): number[] {
@@ -77,17 +81,26 @@ describe('POST /paas/v4/layout_parsing on the in-process PaddleOCR engine', () =
     assert.deepEqual(answer.data_info, { num_pages: 1, pages: [{ width: 1000, height: 620 }] });
     const elements = answer.layout_details[0] ?? [];
     assert.ok(elements.every((element) => element.width === 1000 && element.height === 620 && element.bbox_2d.every((value) => value >= 0 && value <= 1)));
-    assert.deepEqual(elements.map((element) => element.label), ['text', 'text', 'text']);
+    assert.deepEqual(
+      elements.map((element) => element.label),
+      ['text', 'text', 'text'],
+    );
     assert.match(answer.md_results, /^# /, 'the large title is a heading');
     assert.ok(characterErrorRate(singleColumn.blocks.join(' '), textOf(answer).join(' ')) <= 0.05, textOf(answer).join(' | '));
     const order = positions(answer.md_results, singleColumn.blocks);
-    assert.ok(order.every((position, index) => position >= 0 && (index === 0 || position > (order[index - 1] ?? 0))), answer.md_results);
+    assert.ok(
+      order.every((position, index) => position >= 0 && (index === 0 || position > (order[index - 1] ?? 0))),
+      answer.md_results,
+    );
   });
 
   it('reads two columns left before right, under a full-width title', async () => {
     const answer = await parse({ file: `data:image/png;base64,${base64(await renderPagePng(twoColumns.page))}` });
     const order = positions(answer.md_results, twoColumns.blocks);
-    assert.ok(order.every((position, index) => position >= 0 && (index === 0 || position > (order[index - 1] ?? 0))), answer.md_results);
+    assert.ok(
+      order.every((position, index) => position >= 0 && (index === 0 || position > (order[index - 1] ?? 0))),
+      answer.md_results,
+    );
     assert.ok(characterErrorRate(twoColumns.blocks.join(' '), textOf(answer).join(' ')) <= 0.05);
   });
 
@@ -144,7 +157,10 @@ describe('POST /paas/v4/layout_parsing on the in-process PaddleOCR engine', () =
     assert.match(picture.content, /^http:\/\/.+\.png\?/);
     assert.ok(answer.md_results.includes(`![](${picture.content})`));
     const [x0 = 0, y0 = 0, x1 = 0, y1 = 0] = picture.bbox_2d;
-    assert.ok(Math.abs(x0 - 150 / 900) < 0.03 && Math.abs(y0 - 230 / 700) < 0.03 && Math.abs(x1 - 750 / 900) < 0.03 && Math.abs(y1 - 630 / 700) < 0.03, String(picture.bbox_2d));
+    assert.ok(
+      Math.abs(x0 - 150 / 900) < 0.03 && Math.abs(y0 - 230 / 700) < 0.03 && Math.abs(x1 - 750 / 900) < 0.03 && Math.abs(y1 - 630 / 700) < 0.03,
+      String(picture.bbox_2d),
+    );
     const crop = await decodeImage(await download(picture.content));
     assert.ok(Math.abs(crop.width - 600) < 30 && Math.abs(crop.height - 400) < 30, `${crop.width}×${crop.height}`);
     assert.equal(answer.layout_visualization.length, 1);

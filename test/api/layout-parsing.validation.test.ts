@@ -86,7 +86,12 @@ describe('POST /paas/v4/layout_parsing contract', () => {
   it('accepts null for every optional field', async () => {
     const response = await postJson(test, url, {
       ...valid,
-      return_crop_images: null, need_layout_visualization: null, start_page_id: null, end_page_id: null, request_id: null, user_id: null,
+      return_crop_images: null,
+      need_layout_visualization: null,
+      start_page_id: null,
+      end_page_id: null,
+      request_id: null,
+      user_id: null,
     });
     assertAccepted(response);
   });

@@ -67,8 +67,16 @@ describe('POST /paas/v4/reader contract', () => {
   it('accepts null for every optional field', async () => {
     const response = await postJson(test, url, {
       ...valid,
-      timeout: null, no_cache: null, return_format: null, retain_images: null, no_gfm: null, keep_img_data_url: null,
-      with_images_summary: null, with_links_summary: null, request_id: null, user_id: null,
+      timeout: null,
+      no_cache: null,
+      return_format: null,
+      retain_images: null,
+      no_gfm: null,
+      keep_img_data_url: null,
+      with_images_summary: null,
+      with_links_summary: null,
+      request_id: null,
+      user_id: null,
     });
     assertPlatformError(response, { status: 400, code: '1214', mentions: ['private address'] });
   });

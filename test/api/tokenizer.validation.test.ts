@@ -20,13 +20,34 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
   { name: 'messages not an array', body: { ...valid, messages: 'Hello' }, code: '1214', field: 'messages' },
   { name: 'only system messages', body: { ...valid, messages: [{ role: 'system', content: 'x' }] }, code: '1214', field: 'messages' },
   { name: 'only assistant messages', body: { ...valid, messages: [{ role: 'assistant', content: 'x' }] }, code: '1214', field: 'messages' },
-  { name: 'tool role', body: { ...valid, messages: [{ role: 'user', content: 'x' }, { role: 'tool', content: 'x' }] }, code: '1214', field: 'messages[1].role' },
+  {
+    name: 'tool role',
+    body: {
+      ...valid,
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'tool', content: 'x' },
+      ],
+    },
+    code: '1214',
+    field: 'messages[1].role',
+  },
   { name: 'unknown role', body: { ...valid, messages: [{ role: 'robot', content: 'x' }] }, code: '1214', field: 'messages[0].role' },
   { name: 'content missing', body: { ...valid, messages: [{ role: 'user' }] }, code: '1213', field: 'messages[0].content' },
   { name: 'content null', body: { ...valid, messages: [{ role: 'user', content: null }] }, code: '1213', field: 'messages[0].content' },
   { name: 'content parts empty', body: { ...valid, messages: [{ role: 'user', content: [] }] }, code: '1214', field: 'messages[0].content' },
-  { name: 'content part of unknown type', body: { ...valid, messages: [{ role: 'user', content: [{ type: 'pdf' }] }] }, code: '1214', field: 'messages[0].content[0].type' },
-  { name: 'image part without image_url', body: { ...valid, messages: [{ role: 'user', content: [{ type: 'image_url' }] }] }, code: '1213', field: 'messages[0].content[0].image_url' },
+  {
+    name: 'content part of unknown type',
+    body: { ...valid, messages: [{ role: 'user', content: [{ type: 'pdf' }] }] },
+    code: '1214',
+    field: 'messages[0].content[0].type',
+  },
+  {
+    name: 'image part without image_url',
+    body: { ...valid, messages: [{ role: 'user', content: [{ type: 'image_url' }] }] },
+    code: '1213',
+    field: 'messages[0].content[0].image_url',
+  },
   { name: 'tools not an array', body: { ...valid, tools: tool('f') }, code: '1214', field: 'tools' },
   { name: '129 tools', body: { ...valid, tools: Array.from({ length: 129 }, (_, i) => tool(`f${i}`)) }, code: '1214', field: 'tools' },
   { name: 'tool that is not a function', body: { ...valid, tools: [{ type: 'retrieval', function: { name: 'f' } }] }, code: '1214', field: 'tools[0].type' },
@@ -35,7 +56,12 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; fie
   { name: 'function name with a space', body: { ...valid, tools: [tool('bad name')] }, code: '1214', field: 'tools[0].function.name' },
   { name: 'function name of 65 characters', body: { ...valid, tools: [tool('a'.repeat(65))] }, code: '1214', field: 'tools[0].function.name' },
   // Sent on to the engine as JSON: thousands of levels would overflow JSON.stringify's stack (a 500).
-  { name: 'function parameters nested 65 levels deep', body: { ...valid, tools: [{ type: 'function', function: { name: 'f', parameters: nested(65) } }] }, code: '1214', field: 'tools[0].function.parameters' },
+  {
+    name: 'function parameters nested 65 levels deep',
+    body: { ...valid, tools: [{ type: 'function', function: { name: 'f', parameters: nested(65) } }] },
+    code: '1214',
+    field: 'tools[0].function.parameters',
+  },
   ...sharedIdCases(valid),
 ];
 

@@ -110,7 +110,13 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 describe('POST /paas/v4/videos/generations through the task engine', () => {
   it('generates from a PNG on ComfyUI and ends SUCCESS with the video and a cover ffmpeg took from its first frame', async () => {
     comfy.plan({ outcome: 'success', pendingPolls: 2, files: [{ node: '6', kind: 'gifs', filename: 'WanVideo_00001.mp4', bytes: mp4 }] });
-    const id = await submit({ model: 'cogvideox-3', prompt: 'the sun rises', image_url: dataUrl('image/png', png), size: '1280x720', request_id: 'video-req-1' });
+    const id = await submit({
+      model: 'cogvideox-3',
+      prompt: 'the sun rises',
+      image_url: dataUrl('image/png', png),
+      size: '1280x720',
+      request_id: 'video-req-1',
+    });
     const done = await waitForTask(test, id);
     assert.equal(done.task_status, 'SUCCESS', JSON.stringify(done));
     assert.equal(done.request_id, 'video-req-1');
@@ -166,7 +172,13 @@ describe('POST /paas/v4/videos/generations through the task engine', () => {
   });
 
   it('ends FAIL with the reason when the engine fails (retried as the error allows)', async () => {
-    comfy.setDefaultPlan({ outcome: 'error', nodeId: '4', nodeType: 'WanImageToVideo', exceptionType: 'torch.OutOfMemoryError', exceptionMessage: 'CUDA out of memory.' });
+    comfy.setDefaultPlan({
+      outcome: 'error',
+      nodeId: '4',
+      nodeType: 'WanImageToVideo',
+      exceptionType: 'torch.OutOfMemoryError',
+      exceptionMessage: 'CUDA out of memory.',
+    });
     const id = await submit({ model: 'cogvideox-3', image_url: dataUrl('image/png', png) });
     const done = await waitForTask(test, id);
     assert.equal(done.task_status, 'FAIL');

@@ -36,10 +36,20 @@ const rejected: { name: string; body: Record<string, unknown>; code: string; men
   { name: 'not a URL nor base64', body: { ...valid, image_url: 'my picture.png' }, code: '1214', mentions: ['image_url'] },
   { name: 'http URL without a host', body: { ...valid, image_url: 'http://' }, code: '1214', mentions: ['image_url'] },
   { name: 'gif data URL', body: { ...valid, image_url: `data:image/gif;base64,${pngBase64}` }, code: '1214', mentions: ['image_url', 'image/gif'] },
-  { name: 'webp data URL in an array', body: { ...valid, image_url: [httpImage, `data:image/webp;base64,${pngBase64}`] }, code: '1214', mentions: ['image_url[1]'] },
+  {
+    name: 'webp data URL in an array',
+    body: { ...valid, image_url: [httpImage, `data:image/webp;base64,${pngBase64}`] },
+    code: '1214',
+    mentions: ['image_url[1]'],
+  },
   { name: 'data URL without base64', body: { ...valid, image_url: 'data:image/png,rawbytes' }, code: '1214', mentions: ['image_url'] },
   { name: 'data URL with bad base64', body: { ...valid, image_url: 'data:image/png;base64,not base64!' }, code: '1214', mentions: ['image_url'] },
-  { name: 'bad image in an object', body: { ...valid, image_url: [{ url: httpImage }, { url: 'file:///etc/passwd' }] }, code: '1214', mentions: ['image_url[1].url'] },
+  {
+    name: 'bad image in an object',
+    body: { ...valid, image_url: [{ url: httpImage }, { url: 'file:///etc/passwd' }] },
+    code: '1214',
+    mentions: ['image_url[1].url'],
+  },
   { name: 'bare base64 over 5 MB', body: { ...valid, image_url: base64Of(fiveMiB + 1) }, code: '1214', mentions: ['image_url', '5 MB'] },
   { name: 'data URL over 5 MB', body: { ...valid, image_url: [`data:image/jpeg;base64,${base64Of(fiveMiB + 3)}`] }, code: '1214', mentions: ['image_url[0]'] },
   { name: 'two images with quality', body: { ...valid, image_url: [httpImage, httpImage], quality: 'quality' }, code: '1214', mentions: ['quality', 'speed'] },
@@ -65,7 +75,9 @@ const accepted: { name: string; body: Record<string, unknown> }[] = [
 describe('POST /paas/v4/videos/generations contract', () => {
   let test: TestPlatform;
   before(async () => {
-    test = await startTestPlatform({ config: { models: { 'my-video': { backend: 'comfyui', baseUrl: 'http://127.0.0.1:9', workflow: 'missing-workflow.json' } } } });
+    test = await startTestPlatform({
+      config: { models: { 'my-video': { backend: 'comfyui', baseUrl: 'http://127.0.0.1:9', workflow: 'missing-workflow.json' } } },
+    });
   });
   after(() => test.close());
 
@@ -85,9 +97,20 @@ describe('POST /paas/v4/videos/generations contract', () => {
 
   it('accepts a full request (Python SDK fields ignored) and says no engine is configured', async () => {
     const response = await postJson(test, url, {
-      ...valid, quality: 'speed', with_audio: true, image_url: [httpImage, `data:image/png;base64,${pngBase64}`],
-      size: '3840x2160', fps: 60, duration: 10, request_id: 'req-123456', user_id: 'user-123456',
-      style: 'anime', aspect_ratio: '16:9', off_peak: true, movement_amplitude: 'auto', watermark_enabled: false,
+      ...valid,
+      quality: 'speed',
+      with_audio: true,
+      image_url: [httpImage, `data:image/png;base64,${pngBase64}`],
+      size: '3840x2160',
+      fps: 60,
+      duration: 10,
+      request_id: 'req-123456',
+      user_id: 'user-123456',
+      style: 'anime',
+      aspect_ratio: '16:9',
+      off_peak: true,
+      movement_amplitude: 'auto',
+      watermark_enabled: false,
       sensitive_word_check: { type: 'ALL', status: 'DISABLE' },
     });
     assertPlatformError(response, { status: 400, code: '1221', mentions: ['cogvideox-3', 'models:'] });
@@ -95,9 +118,22 @@ describe('POST /paas/v4/videos/generations contract', () => {
 
   it('accepts the Python SDK body with every unset field null', async () => {
     const response = await postJson(test, url, {
-      model: 'cogvideox-3', prompt: 'x', quality: null, with_audio: null, image_url: null, size: null, fps: null, duration: null,
-      request_id: null, user_id: null, style: null, aspect_ratio: null, off_peak: null, movement_amplitude: null,
-      watermark_enabled: null, sensitive_word_check: null,
+      model: 'cogvideox-3',
+      prompt: 'x',
+      quality: null,
+      with_audio: null,
+      image_url: null,
+      size: null,
+      fps: null,
+      duration: null,
+      request_id: null,
+      user_id: null,
+      style: null,
+      aspect_ratio: null,
+      off_peak: null,
+      movement_amplitude: null,
+      watermark_enabled: null,
+      sensitive_word_check: null,
     });
     assertPlatformError(response, { status: 400, code: '1221', mentions: ['cogvideox-3'] });
   });

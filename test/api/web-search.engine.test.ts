@@ -36,7 +36,13 @@ for (const target of databaseTargets) {
       test = await startTestPlatform(url === undefined ? {} : { databaseUrl: url });
       await test.platform.searchIndex.upsertMany([
         ...Array.from({ length: 12 }, (_, index) => page(index)),
-        page(99, { url: 'https://www.polar.example/moraine', title: 'Moraines', content: 'A moraine is rock a glacier left behind.', siteName: 'Polar Example', publishedAt: Date.UTC(2024, 1, 29, 23, 0) }),
+        page(99, {
+          url: 'https://www.polar.example/moraine',
+          title: 'Moraines',
+          content: 'A moraine is rock a glacier left behind.',
+          siteName: 'Polar Example',
+          publishedAt: Date.UTC(2024, 1, 29, 23, 0),
+        }),
       ]);
     });
     after(async () => {
@@ -45,7 +51,11 @@ for (const target of databaseTargets) {
     });
 
     it('answers with the exact shape, defaults applied (10 results, medium content, no intent)', async () => {
-      const response = await postJson(test, '/paas/v4/web_search', { search_engine: 'search-prime', search_query: 'glacier report', request_id: 'client-req-1' });
+      const response = await postJson(test, '/paas/v4/web_search', {
+        search_engine: 'search-prime',
+        search_query: 'glacier report',
+        request_id: 'client-req-1',
+      });
       assert.equal(response.statusCode, 200, response.body);
       const body = response.json();
       assert.deepEqual(Object.keys(body).sort(), ['created', 'id', 'request_id', 'search_result']);
@@ -94,7 +104,12 @@ for (const target of databaseTargets) {
     });
 
     it('narrows by recency and count, and answers an empty list when nothing matches', async () => {
-      const lastWeek = await postJson(test, '/paas/v4/web_search', { search_engine: 'search-prime', search_query: 'glacier', search_recency_filter: 'oneWeek', count: 50 });
+      const lastWeek = await postJson(test, '/paas/v4/web_search', {
+        search_engine: 'search-prime',
+        search_query: 'glacier',
+        search_recency_filter: 'oneWeek',
+        count: 50,
+      });
       assert.equal(lastWeek.json().search_result.length, 7, 'the pages published half a day to six and a half days ago');
       const two = await postJson(test, '/paas/v4/web_search', { search_engine: 'search-prime', search_query: 'glacier', count: 2 });
       assert.equal(two.json().search_result.length, 2);
@@ -119,7 +134,12 @@ describe('POST /paas/v4/web_search on configured engines', () => {
     await once(searxng, 'listening');
     const port = (searxng.address() as AddressInfo).port;
     test = await startTestPlatform({
-      config: { models: { 'my-searxng': { backend: 'searxng', baseUrl: `http://127.0.0.1:${port}` }, 'search-prime': { backend: 'searxng', baseUrl: `http://127.0.0.1:${port}/` } } },
+      config: {
+        models: {
+          'my-searxng': { backend: 'searxng', baseUrl: `http://127.0.0.1:${port}` },
+          'search-prime': { backend: 'searxng', baseUrl: `http://127.0.0.1:${port}/` },
+        },
+      },
     });
   });
   after(async () => {
@@ -129,10 +149,23 @@ describe('POST /paas/v4/web_search on configured engines', () => {
   });
 
   it('routes a catalog engine to SearXNG and maps its answer', async () => {
-    const response = await postJson(test, '/paas/v4/web_search', { search_engine: 'my-searxng', search_query: 'letters', count: 1, search_recency_filter: 'oneMonth' });
+    const response = await postJson(test, '/paas/v4/web_search', {
+      search_engine: 'my-searxng',
+      search_query: 'letters',
+      count: 1,
+      search_recency_filter: 'oneMonth',
+    });
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(response.json().search_result, [
-      { title: 'A', content: 'About A', link: 'https://www.example.net/a', media: 'www.example.net', icon: 'https://www.example.net/favicon.ico', refer: 'ref_1', publish_date: '2025-01-02' },
+      {
+        title: 'A',
+        content: 'About A',
+        link: 'https://www.example.net/a',
+        media: 'www.example.net',
+        icon: 'https://www.example.net/favicon.ico',
+        refer: 'ref_1',
+        publish_date: '2025-01-02',
+      },
     ]);
     assert.equal(asked.at(-1), '/search?q=letters&format=json&time_range=month&pageno=1');
     const overridden = await postJson(test, '/paas/v4/web_search', { search_engine: 'search-prime', search_query: 'letters', count: 1 });

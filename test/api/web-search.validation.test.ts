@@ -64,8 +64,15 @@ describe('POST /paas/v4/web_search contract', () => {
   it('accepts null for every optional field', async () => {
     const response = await postJson(test, url, {
       ...valid,
-      count: null, search_domain_filter: null, search_recency_filter: null, content_size: null, search_intent: null,
-      sensitive_word_check: null, include_image: null, request_id: null, user_id: null,
+      count: null,
+      search_domain_filter: null,
+      search_recency_filter: null,
+      content_size: null,
+      search_intent: null,
+      sensitive_word_check: null,
+      include_image: null,
+      request_id: null,
+      user_id: null,
     });
     assert.equal(response.statusCode, 200, response.body);
   });

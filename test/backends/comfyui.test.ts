@@ -20,7 +20,18 @@ const imageWorkflow = {
   '7': { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } },
   '3': {
     class_type: 'KSampler',
-    inputs: { seed: '{{seed}}', steps: '{{steps}}', cfg: 7, sampler_name: 'euler', scheduler: 'normal', denoise: 1, model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['5', 0] },
+    inputs: {
+      seed: '{{seed}}',
+      steps: '{{steps}}',
+      cfg: 7,
+      sampler_name: 'euler',
+      scheduler: 'normal',
+      denoise: 1,
+      model: ['4', 0],
+      positive: ['6', 0],
+      negative: ['7', 0],
+      latent_image: ['5', 0],
+    },
   },
   '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
   '9': { class_type: 'SaveImage', inputs: { filename_prefix: 'ComfyUI', images: ['8', 0] } },
@@ -86,14 +97,26 @@ function videoEngine(entry: Partial<ComfyUiSettings> = {}): VideoGenerator {
 }
 
 function imageRequest(overrides: Partial<ImageRequest> = {}): ImageRequest {
-  return { model: 'cogview-4-250304', prompt: 'a red "fox"', width: 1024, height: 768, quality: 'hd', asyncTask: false, signal: new AbortController().signal, ...overrides };
+  return {
+    model: 'cogview-4-250304',
+    prompt: 'a red "fox"',
+    width: 1024,
+    height: 768,
+    quality: 'hd',
+    asyncTask: false,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
 function videoRequest(overrides: Partial<VideoRequest> = {}): VideoRequest {
   return {
     model: 'cogvideox-3',
     prompt: 'waves',
-    images: [{ bytes: png, contentType: 'image/png' }, { bytes: jpeg, contentType: 'image/jpeg' }],
+    images: [
+      { bytes: png, contentType: 'image/png' },
+      { bytes: jpeg, contentType: 'image/jpeg' },
+    ],
     quality: 'speed',
     withAudio: false,
     size: '1280x720',
@@ -142,13 +165,26 @@ describe('comfyui: images', () => {
   });
 
   it('reports an execution error with the node, its type and the exception', async () => {
-    comfy.plan({ outcome: 'error', pendingPolls: 1, nodeId: '3', nodeType: 'KSampler', exceptionType: 'torch.OutOfMemoryError', exceptionMessage: 'Allocation on device 0 would exceed allowed memory.' });
+    comfy.plan({
+      outcome: 'error',
+      pendingPolls: 1,
+      nodeId: '3',
+      nodeType: 'KSampler',
+      exceptionType: 'torch.OutOfMemoryError',
+      exceptionMessage: 'Allocation on device 0 would exceed allowed memory.',
+    });
     const error = await rejection(imageEngine().generate(imageRequest()));
     assertApiError(error, '500', 'cogview-4-250304', 'node 3 (KSampler)', 'torch.OutOfMemoryError', 'Allocation on device 0');
   });
 
   it('reports a workflow ComfyUI refuses as a configuration problem, with the node errors', async () => {
-    comfy.plan({ outcome: 'refuse', nodeId: '4', classType: 'CheckpointLoaderSimple', message: 'Value not in list', details: "ckpt_name: 'sd_xl_base_1.0.safetensors' not in []" });
+    comfy.plan({
+      outcome: 'refuse',
+      nodeId: '4',
+      classType: 'CheckpointLoaderSimple',
+      message: 'Value not in list',
+      details: "ckpt_name: 'sd_xl_base_1.0.safetensors' not in []",
+    });
     const error = await rejection(imageEngine().generate(imageRequest()));
     assertApiError(error, '1221', 'image.json', 'Prompt outputs failed validation', 'node 4 (CheckpointLoaderSimple)', 'ckpt_name');
   });
@@ -163,7 +199,10 @@ describe('comfyui: images', () => {
     await waitFor(() => comfy.cancellations.length === 2);
     assert.deepEqual(
       [...comfy.cancellations].sort((a, b) => a.path.localeCompare(b.path)),
-      [{ path: '/interrupt', body: { prompt_id: id } }, { path: '/queue', body: { delete: [id] } }],
+      [
+        { path: '/interrupt', body: { prompt_id: id } },
+        { path: '/queue', body: { delete: [id] } },
+      ],
     );
   });
 
@@ -202,16 +241,29 @@ describe('comfyui: configuration', () => {
     { name: 'a missing file', entry: { workflow: 'missing.json' }, mentions: ['missing.json', 'ENOENT'] },
     { name: 'not JSON', entry: { workflow: 'bad.json' }, file: ['bad.json', '{"3": '], mentions: ['bad.json', 'not JSON'] },
     { name: 'the UI format', entry: { workflow: 'ui.json' }, file: ['ui.json', { nodes: [], links: [], version: 0.4 }], mentions: ['Save (API Format)'] },
-    { name: 'an unknown placeholder', entry: { workflow: 'typo.json' }, file: ['typo.json', { '1': { class_type: 'X', inputs: { text: '{{prompt}} {{promt}}' } } }], mentions: ['{{promt}}'] },
-    { name: 'no prompt placeholder', entry: { workflow: 'fixed.json' }, file: ['fixed.json', { '1': { class_type: 'X', inputs: { text: 'a cat' } } }], mentions: ['{{prompt}}'] },
+    {
+      name: 'an unknown placeholder',
+      entry: { workflow: 'typo.json' },
+      file: ['typo.json', { '1': { class_type: 'X', inputs: { text: '{{prompt}} {{promt}}' } } }],
+      mentions: ['{{promt}}'],
+    },
+    {
+      name: 'no prompt placeholder',
+      entry: { workflow: 'fixed.json' },
+      file: ['fixed.json', { '1': { class_type: 'X', inputs: { text: 'a cat' } } }],
+      mentions: ['{{prompt}}'],
+    },
   ];
   for (const testCase of cases) {
     it(`refuses ${testCase.name} with 1221`, () => {
       if (testCase.file !== undefined) write(...testCase.file);
-      assert.throws(() => backend(testCase.entry, testCase.without), (error: unknown) => {
-        assertApiError(error, '1221', ...testCase.mentions);
-        return true;
-      });
+      assert.throws(
+        () => backend(testCase.entry, testCase.without),
+        (error: unknown) => {
+          assertApiError(error, '1221', ...testCase.mentions);
+          return true;
+        },
+      );
     });
   }
 });
@@ -262,7 +314,15 @@ describe('comfyui: videos', () => {
 
   it('sizes a video without size from its first image: short side 1080', async () => {
     comfy.plan({ outcome: 'success', files: [{ node: '6', kind: 'gifs', filename: 'a.mp4', bytes: mp4 }] });
-    await videoEngine().generate(videoRequest({ size: undefined, images: [{ bytes: jpeg, contentType: 'image/jpeg' }, { bytes: png, contentType: 'image/png' }] }));
+    await videoEngine().generate(
+      videoRequest({
+        size: undefined,
+        images: [
+          { bytes: jpeg, contentType: 'image/jpeg' },
+          { bytes: png, contentType: 'image/png' },
+        ],
+      }),
+    );
     const filled = comfy.prompts[0]?.workflow;
     assert.equal(filled?.['4']?.inputs['width'], 1920);
     assert.equal(filled?.['4']?.inputs['height'], 1080);

@@ -193,7 +193,10 @@ describe('engine exchange: bytes an engine sends beyond its answer', () => {
         }
         // The next call starts at once: the connection it gets must not carry the stray bytes.
       }
-      assert.ok(outcomes.every((outcome) => !outcome.includes('STRAY')), outcomes.join('\n'));
+      assert.ok(
+        outcomes.every((outcome) => !outcome.includes('STRAY')),
+        outcomes.join('\n'),
+      );
       assert.ok(outcomes[0]?.includes('answer to first') || outcomes[0]?.startsWith('error:'), outcomes[0]);
       assert.ok(outcomes[1]?.includes('answer to second'), outcomes[1]);
       assert.ok(outcomes[2]?.includes('answer to third'), outcomes[2]);
@@ -254,10 +257,16 @@ describe('engine exchange: caps on what an engine sends', () => {
     });
     try {
       const connection = engineSettings();
-      assert.deepEqual(await getJson(connection, { url: `${engine.url}/async-result/small`, signal: new AbortController().signal }), { task_status: 'PROCESSING' });
+      assert.deepEqual(await getJson(connection, { url: `${engine.url}/async-result/small`, signal: new AbortController().signal }), {
+        task_status: 'PROCESSING',
+      });
       assert.match(engine.requests[0]?.head ?? '', /^GET \/async-result\/small HTTP\/1\.1/);
       assert.doesNotMatch(engine.requests[0]?.head ?? '', /content-type/i);
-      assertApiError(await rejection(getJson(connection, { url: `${engine.url}/async-result/big`, signal: new AbortController().signal })), '1230', 'maxResponseBytes');
+      assertApiError(
+        await rejection(getJson(connection, { url: `${engine.url}/async-result/big`, signal: new AbortController().signal })),
+        '1230',
+        'maxResponseBytes',
+      );
     } finally {
       await engine.close();
     }
@@ -289,7 +298,9 @@ describe('engine exchange: caps on what an engine sends', () => {
       socket.write(`HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
     });
     try {
-      const error = await rejection(postJson(engineSettings({ maxResponseBytes: 4096 }), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
+      const error = await rejection(
+        postJson(engineSettings({ maxResponseBytes: 4096 }), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }),
+      );
       assertApiError(error, '1230', 'HTTP 500', '4096 bytes', 'maxResponseBytes');
     } finally {
       await engine.close();
@@ -331,7 +342,8 @@ describe('engine exchange: caps on what an engine sends', () => {
       const started = performance.now();
       const error = await rejection(
         (async () => {
-          for await (const data of postForEvents(connection, { url: `${engine.url}/huge`, body: {}, signal: new AbortController().signal })) assert.fail(`an event of ${data.length} characters`);
+          for await (const data of postForEvents(connection, { url: `${engine.url}/huge`, body: {}, signal: new AbortController().signal }))
+            assert.fail(`an event of ${data.length} characters`);
         })(),
       );
       const elapsed = performance.now() - started;

@@ -56,7 +56,10 @@ describe('glm-ocr backend: GLM-OCR on an OpenAI-compatible vision server reads e
       const crop = await decodeImage(Buffer.from(call.image.slice('data:image/png;base64,'.length), 'base64'));
       assert.ok(crop.width > 100 && crop.width < 1000 && crop.height < 300, `${crop.width}×${crop.height}`);
     }
-    assert.deepEqual(body.layout_details[0]?.map((element) => element.content), ['Region 1 read by the model', 'Region 2 read by the model', 'Region 3 read by the model']);
+    assert.deepEqual(
+      body.layout_details[0]?.map((element) => element.content),
+      ['Region 1 read by the model', 'Region 2 read by the model', 'Region 3 read by the model'],
+    );
     assert.match(body.md_results, /^# Region 1 read by the model\n\nRegion 2/);
     assert.equal(body.usage['prompt_tokens'], 300);
     assert.equal(body.usage['completion_tokens'], 21);
@@ -67,7 +70,10 @@ describe('glm-ocr backend: GLM-OCR on an OpenAI-compatible vision server reads e
     engine.setDefault(jsonReply(vllmCompletion({ content: '<table><tr><td>Item</td></tr></table>' })));
     const response = await postJson(test, '/paas/v4/layout_parsing', { model: 'glm-ocr', file: (await renderPagePng(table.page)).toString('base64') });
     assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(engine.requests.map((request) => regionCall(request.body).prompt), ['Table Recognition:']);
+    assert.deepEqual(
+      engine.requests.map((request) => regionCall(request.body).prompt),
+      ['Table Recognition:'],
+    );
   });
 
   it('answers the engine error as a platform error', async () => {

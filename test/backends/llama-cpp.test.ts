@@ -28,7 +28,12 @@ const modelPath = writeTinyGguf();
 
 function backendContext(entry: Partial<LlamaCppSettings>): BackendContext<LlamaCppSettings> {
   // The path is given relative to the config directory, as a config file would.
-  return { modelName: 'tiny-llama', entry: { backend: 'llama-cpp', modelPath: basename(modelPath), threads: 1, ...entry }, configDir: dirname(modelPath), resources: unusedResources };
+  return {
+    modelName: 'tiny-llama',
+    entry: { backend: 'llama-cpp', modelPath: basename(modelPath), threads: 1, ...entry },
+    configDir: dirname(modelPath),
+    resources: unusedResources,
+  };
 }
 
 interface LlamaBackend {
@@ -45,7 +50,15 @@ function openBackend(entry: Partial<LlamaCppSettings>): LlamaBackend {
 }
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
-  return baseChatRequest({ model: 'tiny-llama', messages: [{ role: 'user', content: 'Hello there, what is the weather in the city?' }], greedy: true, maxTokens: 24, thinking: { enabled: false, effort: undefined }, seed: 11, ...overrides });
+  return baseChatRequest({
+    model: 'tiny-llama',
+    messages: [{ role: 'user', content: 'Hello there, what is the weather in the city?' }],
+    greedy: true,
+    maxTokens: 24,
+    thinking: { enabled: false, effort: undefined },
+    seed: 11,
+    ...overrides,
+  });
 }
 
 async function collect(parts: AsyncIterable<ChatStreamPart>): Promise<ChatStreamPart[]> {
@@ -110,7 +123,12 @@ describe('llama-cpp backend on a generated GGUF', () => {
   });
 
   it('generates, and streams the same answer part by part with the same usage', async () => {
-    const request = chatRequest({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say something.' }] });
+    const request = chatRequest({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Say something.' },
+      ],
+    });
     const result = await shared.chat.generate(request);
     const parts = await collect(shared.chat.stream(request));
     const last = parts.at(-1);
@@ -223,7 +241,18 @@ describe('llama-cpp backend on a generated GGUF', () => {
   it('counts prompt tokens exactly as the chat answer reports them', async () => {
     const cases: Partial<ChatRequest>[] = [
       {},
-      { messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: [{ type: 'text', text: 'Two' }, { type: 'text', text: 'parts' }] }] },
+      {
+        messages: [
+          { role: 'system', content: 'You are terse.' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Two' },
+              { type: 'text', text: 'parts' },
+            ],
+          },
+        ],
+      },
       { tools: weatherTools, maxTokens: 200 },
     ];
     for (const overrides of cases) {
@@ -260,7 +289,8 @@ describe('llama-cpp backend on a generated GGUF', () => {
 
   it('decodes two requests at once with parallelSequences 2', async () => {
     const first = shared.chat.stream(chatRequest({ maxTokens: 20, seed: 1, greedy: false }))[Symbol.asyncIterator]();
-    const second = shared.chat.stream(chatRequest({ maxTokens: 20, seed: 2, greedy: false, messages: [{ role: 'user', content: 'Another question.' }] }))[Symbol.asyncIterator]();
+    const secondRequest = chatRequest({ maxTokens: 20, seed: 2, greedy: false, messages: [{ role: 'user', content: 'Another question.' }] });
+    const second = shared.chat.stream(secondRequest)[Symbol.asyncIterator]();
     // The first answer holds its sequence while it waits here; the second can only start on the other one.
     assert.equal((await first.next()).done, false);
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the second request did not start')), 5000).unref());
@@ -273,7 +303,15 @@ describe('llama-cpp backend on a generated GGUF', () => {
   });
 
   it('refuses image parts for this text-only engine with 1214', async () => {
-    const messages: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', url: 'data:image/png;base64,AAAA' }] }];
+    const messages: ChatMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', url: 'data:image/png;base64,AAAA' },
+        ],
+      },
+    ];
     await rejectsWithCode(shared.chat.generate(chatRequest({ messages })), '1214', /content\[1\]/);
     await rejectsWithCode(shared.tokenizer.countPromptTokens({ messages, tools: [], signal: new AbortController().signal }), '1214');
   });
@@ -319,7 +357,10 @@ describe('llama-cpp aborts and loading', () => {
 
     const missing = openBackend({ modelPath: 'no-such-model.gguf' });
     await rejectsWithCode(missing.chat.generate(chatRequest()), '1221', /no-such-model\.gguf' does not exist/);
-    assert.throws(() => createLlamaCppBackend({ modelName: 'x', entry: { backend: 'llama-cpp' } as LlamaCppSettings, configDir: '.', resources: unusedResources }), /modelPath/);
+    assert.throws(
+      () => createLlamaCppBackend({ modelName: 'x', entry: { backend: 'llama-cpp' } as LlamaCppSettings, configDir: '.', resources: unusedResources }),
+      /modelPath/,
+    );
   });
 });
 
@@ -327,8 +368,18 @@ describe('llama-cpp output checks', () => {
   it('accepts a tool call only when it is a declared tool with schema-valid arguments', () => {
     const tools: FunctionTool[] = [{ name: 'count', parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } }];
     assert.equal(readToolCall('{"name":"count","arguments":{"n":1e2}}', tools, 'm').arguments, '{"n":100}');
-    for (const output of ['{"name":"count","arguments":{"n":1e400}}', '{"name":"count","arguments":{"n":1.5}}', '{"name":"other","arguments":{}}', '{"name":"count"', '{"name":"count","arguments":{}}']) {
-      assert.throws(() => readToolCall(output, tools, 'm'), (error: unknown) => error instanceof ApiError && error.code === '500', output);
+    for (const output of [
+      '{"name":"count","arguments":{"n":1e400}}',
+      '{"name":"count","arguments":{"n":1.5}}',
+      '{"name":"other","arguments":{}}',
+      '{"name":"count"',
+      '{"name":"count","arguments":{}}',
+    ]) {
+      assert.throws(
+        () => readToolCall(output, tools, 'm'),
+        (error: unknown) => error instanceof ApiError && error.code === '500',
+        output,
+      );
     }
   });
 
@@ -357,7 +408,7 @@ describe('llama-cpp output checks', () => {
   });
 });
 
-describe('llama-cpp thinking on a GGUF with GLM-4.7\'s chat template', () => {
+describe("llama-cpp thinking on a GGUF with GLM-4.7's chat template", () => {
   // GLM's format with `</think>` pushed up by a fixed amount, so that some answers close their reasoning.
   const glmPath = writeTinyGguf({ chat: { ...glmTinyChat, logitOffsets: new Map([...(glmTinyChat.logitOffsets ?? []), ['</think>', 1.5]]) } });
   const glmContext = (): BackendContext<LlamaCppSettings> => ({
@@ -388,7 +439,11 @@ describe('llama-cpp thinking on a GGUF with GLM-4.7\'s chat template', () => {
     try {
       const loaded = await engine.load();
       for (const conversation of [[{ role: 'user', content: 'Hello there' }] satisfies ChatMessage[], toolTurns]) {
-        for (const [thinking, end, reasoningOpen] of [[true, '<think>', true], [undefined, '<think>', true], [false, '</think>', false]] as const) {
+        for (const [thinking, end, reasoningOpen] of [
+          [true, '<think>', true],
+          [undefined, '<think>', true],
+          [false, '</think>', false],
+        ] as const) {
           const prompt = renderPrompt(loaded, conversation, [], thinking);
           const tail = loaded.model.detokenize(prompt.tokens.slice(-2), true);
           assert.equal(tail, `<|assistant|>${end}`, `thinking ${thinking}, ${conversation.length} messages`);
@@ -431,7 +486,10 @@ describe('llama-cpp thinking on a GGUF with GLM-4.7\'s chat template', () => {
       assert.equal(whole.reasoningContent, '', `seed ${seed}`);
       assert.ok(whole.content.length > 0);
       const parts = await collect(glm.chat.stream(request));
-      assert.ok(parts.every((part) => part.type !== 'reasoning'), `seed ${seed}`);
+      assert.ok(
+        parts.every((part) => part.type !== 'reasoning'),
+        `seed ${seed}`,
+      );
     }
   });
 });

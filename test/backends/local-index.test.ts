@@ -20,7 +20,16 @@ function page(url: string, title: string, content: string, extra: Partial<Indexe
 }
 
 function searchQuery(query: string, overrides: Partial<SearchQuery> = {}): SearchQuery {
-  return { query, count: 10, domainFilter: undefined, recencyFilter: 'noLimit', contentSize: 'medium', intent: false, signal: new AbortController().signal, ...overrides };
+  return {
+    query,
+    count: 10,
+    domainFilter: undefined,
+    recencyFilter: 'noLimit',
+    contentSize: 'medium',
+    intent: false,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
 let dataDir: string;
@@ -32,7 +41,11 @@ before(async () => {
   await migrateToLatest(database);
   index = createSearchIndex(database);
   await index.upsertMany([
-    page('https://news.example.com/comet', 'Comet seen tonight', longText('comet'), { siteName: 'Example News', icon: 'https://cdn.example.com/news.png', publishedAt: now - 6 * 60 * 60 * 1000 }),
+    page('https://news.example.com/comet', 'Comet seen tonight', longText('comet'), {
+      siteName: 'Example News',
+      icon: 'https://cdn.example.com/news.png',
+      publishedAt: now - 6 * 60 * 60 * 1000,
+    }),
     page('https://www.astro.example/comet-tails', 'Why comets have tails', 'A comet tail points away from the sun.', { publishedAt: now - 3 * day }),
     page('https://astro.example/comet-history', 'Comets in history', 'Halley saw the comet return.', { publishedAt: now - 20 * day }),
     page('https://old.example/comet-1900', 'Comet of 1900', 'An old comet report.', { publishedAt: now - 200 * day }),
@@ -65,7 +78,10 @@ describe('local-index engine', () => {
       refer: 'ref_1',
       publishDate: '2025-01-28',
     });
-    assert.deepEqual(results.map((result) => result.refer), results.map((_, rank) => `ref_${rank + 1}`));
+    assert.deepEqual(
+      results.map((result) => result.refer),
+      results.map((_, rank) => `ref_${rank + 1}`),
+    );
   });
 
   it("uses the page's site name and icon when known, none for a local file, and empty dates when undated", async () => {
@@ -87,7 +103,11 @@ describe('local-index engine', () => {
       (await searcher.search(searchQuery('comet', { recencyFilter }))).results.map((result) => result.link).sort();
     assert.deepEqual(await links('oneDay'), ['https://news.example.com/comet']);
     assert.deepEqual(await links('oneWeek'), ['https://news.example.com/comet', 'https://www.astro.example/comet-tails']);
-    assert.deepEqual(await links('oneMonth'), ['https://astro.example/comet-history', 'https://news.example.com/comet', 'https://www.astro.example/comet-tails']);
+    assert.deepEqual(await links('oneMonth'), [
+      'https://astro.example/comet-history',
+      'https://news.example.com/comet',
+      'https://www.astro.example/comet-tails',
+    ]);
     assert.equal((await links('oneYear')).length, 4);
     assert.ok(!(await links('oneYear')).includes('https://undated.example/comet'));
     assert.equal((await links('noLimit')).length, 6);

@@ -40,7 +40,9 @@ const messages: ChatRequest['messages'] = [
   { role: 'system', content: 'You are terse.' },
   { role: 'user', content: 'What is the weather in Paris today?' },
 ];
-const tools: FunctionTool[] = [{ name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+const tools: FunctionTool[] = [
+  { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+];
 const thinkingOff = { enabled: false, effort: undefined } as const;
 const thinkingOn = { enabled: true, effort: undefined } as const;
 
@@ -55,7 +57,12 @@ describe('openai-compatible tokenizer: llama.cpp server', () => {
     engine.setDefault(fakeLlamaServer());
     const { chat, tokenizer } = openBackend({ engine: 'llama.cpp' });
     const counts = new Set<number>();
-    for (const [withTools, thinking] of [[false, thinkingOn], [false, thinkingOff], [true, thinkingOn], [true, thinkingOff]] as const) {
+    for (const [withTools, thinking] of [
+      [false, thinkingOn],
+      [false, thinkingOff],
+      [true, thinkingOn],
+      [true, thinkingOff],
+    ] as const) {
       engine.reset();
       engine.setDefault(fakeLlamaServer());
       const requestTools = withTools ? tools : [];
@@ -76,10 +83,15 @@ describe('openai-compatible tokenizer: llama.cpp server', () => {
     engine.setDefault(fakeLlamaServer({ withoutInputTokens: true }));
     const { chat, tokenizer } = openBackend({ engine: 'llama.cpp' });
     const first = await tokenizer.countPromptTokens({ messages, tools, thinking: thinkingOff, signal: signal() });
-    assert.deepEqual(engine.requests.map((request) => request.path), ['/v1/chat/completions/input_tokens', '/apply-template', '/tokenize']);
+    assert.deepEqual(
+      engine.requests.map((request) => request.path),
+      ['/v1/chat/completions/input_tokens', '/apply-template', '/tokenize'],
+    );
     const [, applyTemplate, tokenize] = engine.requests;
     assert.deepEqual(applyTemplate?.body['chat_template_kwargs'], { enable_thinking: false });
-    assert.deepEqual(applyTemplate?.body['tools'], [{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: tools[0]?.parameters } }]);
+    assert.deepEqual(applyTemplate?.body['tools'], [
+      { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: tools[0]?.parameters } },
+    ]);
     // Special tokens added and parsed, as the chat endpoint tokenizes its prompt.
     assert.deepEqual(tokenize?.body, { model: 'glm-tiny', content: renderChat(applyTemplate?.body ?? {}), add_special: true, parse_special: true });
     assert.equal(first, (await chat.generate(chatRequest({ tools, thinking: thinkingOff }))).usage.promptTokens);
@@ -87,32 +99,54 @@ describe('openai-compatible tokenizer: llama.cpp server', () => {
     engine.reset();
     engine.setDefault(fakeLlamaServer({ withoutInputTokens: true }));
     assert.equal(await tokenizer.countPromptTokens({ messages, tools, thinking: thinkingOff, signal: signal() }), first);
-    assert.deepEqual(engine.requests.map((request) => request.path), ['/apply-template', '/tokenize']);
+    assert.deepEqual(
+      engine.requests.map((request) => request.path),
+      ['/apply-template', '/tokenize'],
+    );
   });
 
   it('finds a llama.cpp server without the engine option: its /tokenize answers no tokens to the chat form', async () => {
     engine.setDefault(fakeLlamaServer());
     const { chat, tokenizer } = openBackend();
     const counted = await tokenizer.countPromptTokens({ messages, tools: [], thinking: thinkingOn, signal: signal() });
-    assert.deepEqual(engine.requests.map((request) => request.path), ['/tokenize', '/v1/chat/completions/input_tokens']);
+    assert.deepEqual(
+      engine.requests.map((request) => request.path),
+      ['/tokenize', '/v1/chat/completions/input_tokens'],
+    );
     assert.ok(counted > 0);
     assert.equal(counted, (await chat.generate(chatRequest({}))).usage.promptTokens);
     engine.reset();
     engine.setDefault(fakeLlamaServer());
     await tokenizer.countPromptTokens({ messages, tools: [], thinking: thinkingOn, signal: signal() });
-    assert.deepEqual(engine.requests.map((request) => request.path), ['/v1/chat/completions/input_tokens'], 'the kind found is kept');
+    assert.deepEqual(
+      engine.requests.map((request) => request.path),
+      ['/v1/chat/completions/input_tokens'],
+      'the kind found is kept',
+    );
   });
 
   it('never counts 0: a server that tokenizes the prompt into nothing is an engine error (500) that says so', async () => {
     engine.setDefault(fakeLlamaServer({ withoutInputTokens: true, emptyTokenize: true }));
-    const error = await rejection(openBackend({ engine: 'llama.cpp' }).tokenizer.countPromptTokens({ messages, tools: [], thinking: thinkingOn, signal: signal() }));
+    const error = await rejection(
+      openBackend({ engine: 'llama.cpp' }).tokenizer.countPromptTokens({ messages, tools: [], thinking: thinkingOn, signal: signal() }),
+    );
     assertApiError(error, '500', "'glm-local'", '0 tokens', '/tokenize');
   });
 
   it('refuses to count media on an old server whose /tokenize reads text only (1221)', async () => {
     engine.setDefault(fakeLlamaServer({ withoutInputTokens: true }));
-    const withImage: ChatRequest['messages'] = [{ role: 'user', content: [{ type: 'text', text: 'What is it?' }, { type: 'image_url', url: 'data:image/png;base64,AAAA' }] }];
-    const error = await rejection(openBackend({ engine: 'llama.cpp', vision: true }).tokenizer.countPromptTokens({ messages: withImage, tools: [], signal: signal() }));
+    const withImage: ChatRequest['messages'] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is it?' },
+          { type: 'image_url', url: 'data:image/png;base64,AAAA' },
+        ],
+      },
+    ];
+    const error = await rejection(
+      openBackend({ engine: 'llama.cpp', vision: true }).tokenizer.countPromptTokens({ messages: withImage, tools: [], signal: signal() }),
+    );
     assertApiError(error, '1221', 'input_tokens', 'update llama-server');
   });
 
@@ -157,7 +191,9 @@ describe('openai-compatible tokenizer: vLLM and SGLang', () => {
 describe('POST /paas/v4/tokenizer on a llama.cpp server', () => {
   it("counts what the chat call reports as prompt_tokens, with the request's thinking switch (default enabled)", async () => {
     engine.setDefault(fakeLlamaServer());
-    const test = await startTestPlatform({ config: { models: { 'glm-local': { backend: 'openai-compatible', baseUrl: engine.baseUrl, engine: 'llama.cpp' } } } });
+    const test = await startTestPlatform({
+      config: { models: { 'glm-local': { backend: 'openai-compatible', baseUrl: engine.baseUrl, engine: 'llama.cpp' } } },
+    });
     try {
       const wireMessages = [{ role: 'user', content: 'Hello there' }];
       for (const thinking of [undefined, { type: 'enabled' }, { type: 'disabled' }] as const) {

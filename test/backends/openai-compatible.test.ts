@@ -31,7 +31,12 @@ function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
 }
 
 function openBackend(baseUrl: string, entry: Partial<OpenAiCompatibleSettings> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
-  const backend = createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible', baseUrl, ...entry }, configDir: '.', resources: unusedResources });
+  const backend = createOpenAiCompatibleBackend({
+    modelName: 'glm-test',
+    entry: { backend: 'openai-compatible', baseUrl, ...entry },
+    configDir: '.',
+    resources: unusedResources,
+  });
   assert.ok(backend.chat !== undefined && backend.tokenizer !== undefined);
   return { chat: backend.chat, tokenizer: backend.tokenizer };
 }
@@ -125,7 +130,15 @@ describe('openai-compatible: request mapping', () => {
   it('maps sampling, output cap, stop, JSON mode, seed and effort', async () => {
     engine.enqueue(jsonReply(vllmCompletion({ content: '{}' })));
     await openBackend(engine.baseUrl, { upstreamModel: 'zai-org/GLM-4.7' }).chat.generate(
-      chatRequest({ temperature: 0.6, topP: 0.95, maxTokens: 512, stop: ['END'], responseFormat: 'json_object', seed: 7, thinking: { enabled: true, effort: 'low' } }),
+      chatRequest({
+        temperature: 0.6,
+        topP: 0.95,
+        maxTokens: 512,
+        stop: ['END'],
+        responseFormat: 'json_object',
+        seed: 7,
+        thinking: { enabled: true, effort: 'low' },
+      }),
     );
     const body = lastBody();
     assert.equal(body['model'], 'zai-org/GLM-4.7');
@@ -155,14 +168,22 @@ describe('openai-compatible: request mapping', () => {
         ],
         messages: [
           { role: 'user', content: 'Weather in Paris?' },
-          { role: 'assistant', content: null, reasoningContent: 'Need the tool.', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+          {
+            role: 'assistant',
+            content: null,
+            reasoningContent: 'Need the tool.',
+            toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+          },
           { role: 'tool', content: '{"sky":"clear"}', toolCallId: 'call_1' },
         ],
       }),
     );
     const body = lastBody();
     assert.deepEqual(body['tools'], [
-      { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      },
       { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {} } } },
     ]);
     assert.equal(body['tool_choice'], 'auto');
@@ -211,7 +232,13 @@ describe('openai-compatible: request mapping', () => {
   it('refuses media parts for a text-only engine, naming the part, without calling it', async () => {
     const messages: ChatRequest['messages'] = [
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', url: 'https://example.com/cat.png' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', url: 'https://example.com/cat.png' },
+        ],
+      },
     ];
     const { chat, tokenizer } = openBackend(engine.baseUrl);
     assertApiError(await rejection(chat.generate(chatRequest({ messages }))), '1214', 'messages[1].content[1]', 'image_url', 'text only');
@@ -223,7 +250,17 @@ describe('openai-compatible: request mapping', () => {
   it('sends text parts to a text-only engine as one string', async () => {
     engine.enqueue(jsonReply(vllmCompletion({ content: 'Hi' })));
     await openBackend(engine.baseUrl).chat.generate(
-      chatRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Line one' }, { type: 'text', text: 'Line two' }] }] }),
+      chatRequest({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Line one' },
+              { type: 'text', text: 'Line two' },
+            ],
+          },
+        ],
+      }),
     );
     assert.deepEqual(lastBody()['messages'], [{ role: 'user', content: 'Line one\nLine two' }]);
   });
@@ -244,7 +281,13 @@ describe('openai-compatible: request mapping', () => {
 
   it('needs a baseUrl', () => {
     assert.throws(
-      () => createOpenAiCompatibleBackend({ modelName: 'glm-test', entry: { backend: 'openai-compatible' } as OpenAiCompatibleSettings, configDir: '.', resources: unusedResources }),
+      () =>
+        createOpenAiCompatibleBackend({
+          modelName: 'glm-test',
+          entry: { backend: 'openai-compatible' } as OpenAiCompatibleSettings,
+          configDir: '.',
+          resources: unusedResources,
+        }),
       (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
     );
   });
@@ -252,7 +295,9 @@ describe('openai-compatible: request mapping', () => {
 
 describe('openai-compatible: answers', () => {
   it('reads content, reasoning_content and cached tokens', async () => {
-    engine.enqueue(jsonReply(vllmCompletion({ content: 'Paris.', reasoning: 'The capital of France.', usage: { promptTokens: 30, completionTokens: 9, cachedTokens: 16 } })));
+    engine.enqueue(
+      jsonReply(vllmCompletion({ content: 'Paris.', reasoning: 'The capital of France.', usage: { promptTokens: 30, completionTokens: 9, cachedTokens: 16 } })),
+    );
     const result = await openBackend(engine.baseUrl).chat.generate(chatRequest());
     assert.deepEqual(result, {
       content: 'Paris.',
@@ -327,7 +372,9 @@ describe('openai-compatible: answers', () => {
 describe('openai-compatible: streams', () => {
   it('yields reasoning, then text, then finish with the usage of the last chunk', async () => {
     engine.enqueue(
-      sseReply(vllmReasoningStream({ reasoning: ['Think', 'ing.'], content: ['Hel', 'lo'], usage: { promptTokens: 12, completionTokens: 6, cachedTokens: 8 } })),
+      sseReply(
+        vllmReasoningStream({ reasoning: ['Think', 'ing.'], content: ['Hel', 'lo'], usage: { promptTokens: 12, completionTokens: 6, cachedTokens: 8 } }),
+      ),
     );
     const parts = await collect(openBackend(engine.baseUrl).chat.stream(chatRequest()));
     assert.deepEqual(parts, [
@@ -380,8 +427,14 @@ describe('openai-compatible: streams', () => {
     const parts = await collect(openBackend(engine.baseUrl).chat.stream(chatRequest()));
     assert.deepEqual(texts(parts), { reasoning: 'I reason', text: 'The answer <b>' });
     const firstText = parts.findIndex((part) => part.type === 'text');
-    assert.ok(parts.slice(0, firstText).every((part) => part.type === 'reasoning'), 'reasoning comes first');
-    assert.ok(parts.every((part) => !('text' in part) || !part.text.includes('think')), 'no piece of a tag leaks');
+    assert.ok(
+      parts.slice(0, firstText).every((part) => part.type === 'reasoning'),
+      'reasoning comes first',
+    );
+    assert.ok(
+      parts.every((part) => !('text' in part) || !part.text.includes('think')),
+      'no piece of a tag leaks',
+    );
   });
 
   it('ends unfinished reasoning as reasoning', async () => {

@@ -41,14 +41,30 @@ function images(entry: Partial<OpenAiImagesSettings> = {}) {
 }
 
 function request(overrides: Partial<ImageRequest> = {}): ImageRequest {
-  return { model: 'my-painter', prompt: 'a lighthouse at dusk', width: 1024, height: 1024, quality: 'standard', asyncTask: false, signal: new AbortController().signal, ...overrides };
+  return {
+    model: 'my-painter',
+    prompt: 'a lighthouse at dusk',
+    width: 1024,
+    height: 1024,
+    quality: 'standard',
+    asyncTask: false,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
 describe('openai-images', () => {
   it('asks for one base64 image with the upstream model, size and quality, and returns its bytes', async () => {
     engine.reply({ kind: 'b64', images: [png] });
     const result = await images({ upstreamModel: 'dall-e-3' }).generate(request({ width: 1344, height: 768, quality: 'hd' }));
-    assert.deepEqual(engine.requests[0]?.body, { model: 'dall-e-3', prompt: 'a lighthouse at dusk', size: '1344x768', quality: 'hd', n: 1, response_format: 'b64_json' });
+    assert.deepEqual(engine.requests[0]?.body, {
+      model: 'dall-e-3',
+      prompt: 'a lighthouse at dusk',
+      size: '1344x768',
+      quality: 'hd',
+      n: 1,
+      response_format: 'b64_json',
+    });
     assert.equal(engine.requests[0]?.headers.authorization, 'Bearer engine-key');
     assert.equal(result.images.length, 1);
     assert.deepEqual(Buffer.from(result.images[0]?.bytes ?? []), png);
@@ -66,11 +82,17 @@ describe('openai-images', () => {
     engine.reply({ kind: 'url', images: [png, jpeg] });
     const result = await images().generate(request());
     assert.equal(engine.downloads.length, 2);
-    assert.deepEqual(result.images.map((image) => image.contentType), ['image/png', 'image/jpeg']);
+    assert.deepEqual(
+      result.images.map((image) => image.contentType),
+      ['image/png', 'image/jpeg'],
+    );
   });
 
   it('asks again without response_format when the engine refuses it (gpt-image-1)', async () => {
-    engine.reply({ kind: 'error', status: 400, message: "Unknown parameter: 'response_format'.", param: 'response_format', code: 'unknown_parameter' }, { kind: 'b64', images: [png] });
+    engine.reply(
+      { kind: 'error', status: 400, message: "Unknown parameter: 'response_format'.", param: 'response_format', code: 'unknown_parameter' },
+      { kind: 'b64', images: [png] },
+    );
     const result = await images().generate(request());
     assert.equal(engine.requests.length, 2);
     assert.equal('response_format' in (engine.requests[1]?.body ?? {}), false);
@@ -115,7 +137,13 @@ describe('openai-images', () => {
 
   it('needs a baseUrl', () => {
     assert.throws(
-      () => createOpenAiImagesBackend({ modelName: 'my-painter', entry: { backend: 'openai-images' } as OpenAiImagesSettings, configDir: '.', resources: unusedResources }),
+      () =>
+        createOpenAiImagesBackend({
+          modelName: 'my-painter',
+          entry: { backend: 'openai-images' } as OpenAiImagesSettings,
+          configDir: '.',
+          resources: unusedResources,
+        }),
       (error: unknown) => {
         assertApiError(error, '1221', 'my-painter', 'baseUrl');
         return true;

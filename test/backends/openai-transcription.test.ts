@@ -71,9 +71,7 @@ describe('audio probe', () => {
 
 describe('openai-transcription backend', () => {
   it('posts the audio, model, prompt and hotwords as multipart and returns the text', async () => {
-    const result = await transcriber({ upstreamModel: 'openai/whisper-small' }).transcribe(
-      request({ prompt: 'Earlier words.', hotwords: ['Zhipu', 'GLM'] }),
-    );
+    const result = await transcriber({ upstreamModel: 'openai/whisper-small' }).transcribe(request({ prompt: 'Earlier words.', hotwords: ['Zhipu', 'GLM'] }));
     assert.deepEqual(result, { text: spoken });
     const [call] = engine.received;
     assert.equal(call?.path, '/v1/audio/transcriptions');
@@ -134,7 +132,13 @@ describe('openai-transcription backend', () => {
 
   it('needs a baseUrl', () => {
     assert.throws(
-      () => createOpenAiTranscriptionBackend({ modelName: 'my-asr', entry: { backend: 'openai-transcription' } as OpenAiTranscriptionSettings, configDir: '.', resources: unusedResources }),
+      () =>
+        createOpenAiTranscriptionBackend({
+          modelName: 'my-asr',
+          entry: { backend: 'openai-transcription' } as OpenAiTranscriptionSettings,
+          configDir: '.',
+          resources: unusedResources,
+        }),
       (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
     );
   });

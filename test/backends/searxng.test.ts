@@ -47,17 +47,38 @@ beforeEach(() => {
 });
 
 function searcher(entry: Partial<SearxngSettings> = {}): WebSearcher {
-  const backend = createSearxngBackend({ modelName: 'my-searxng', entry: { backend: 'searxng', baseUrl, ...entry }, configDir: '.', resources: unusedResources });
+  const backend = createSearxngBackend({
+    modelName: 'my-searxng',
+    entry: { backend: 'searxng', baseUrl, ...entry },
+    configDir: '.',
+    resources: unusedResources,
+  });
   assert.ok(backend.search !== undefined);
   return backend.search;
 }
 
 function searchQuery(query: string, overrides: Partial<SearchQuery> = {}): SearchQuery {
-  return { query, count: 10, domainFilter: undefined, recencyFilter: 'noLimit', contentSize: 'medium', intent: false, signal: new AbortController().signal, ...overrides };
+  return {
+    query,
+    count: 10,
+    domainFilter: undefined,
+    recencyFilter: 'noLimit',
+    contentSize: 'medium',
+    intent: false,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
 function result(url: string, extra: Record<string, unknown> = {}) {
-  return { url, title: `Title of ${url}`, content: `Snippet of ${url}`, engine: 'duckduckgo', parsed_url: ['https', new URL(url).host, new URL(url).pathname, '', '', ''], ...extra };
+  return {
+    url,
+    title: `Title of ${url}`,
+    content: `Snippet of ${url}`,
+    engine: 'duckduckgo',
+    parsed_url: ['https', new URL(url).host, new URL(url).pathname, '', '', ''],
+    ...extra,
+  };
 }
 
 async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
@@ -111,15 +132,27 @@ describe('searxng engine', () => {
   });
 
   it('sends the recency filter as time_range and the domain as site:, and keeps only that domain', async () => {
-    script = () => ({ body: { results: [result('https://docs.example.com/a'), result('https://elsewhere.org/b'), result('https://example.com/c'), result('https://notexample.com/d')] } });
-    const ranges: [SearchQuery['recencyFilter'], string][] = [['oneDay', 'day'], ['oneWeek', 'week'], ['oneMonth', 'month'], ['oneYear', 'year']];
+    script = () => ({
+      body: {
+        results: [result('https://docs.example.com/a'), result('https://elsewhere.org/b'), result('https://example.com/c'), result('https://notexample.com/d')],
+      },
+    });
+    const ranges: [SearchQuery['recencyFilter'], string][] = [
+      ['oneDay', 'day'],
+      ['oneWeek', 'week'],
+      ['oneMonth', 'month'],
+      ['oneYear', 'year'],
+    ];
     for (const [recencyFilter, timeRange] of ranges) {
       received.length = 0;
       const { results } = await searcher().search(searchQuery('release notes', { recencyFilter, domainFilter: 'www.example.com', count: 3 }));
       const parameters = received[0]?.url.searchParams;
       assert.equal(parameters?.get('time_range'), timeRange);
       assert.equal(parameters?.get('q'), 'release notes site:example.com');
-      assert.deepEqual(results.map((item) => item.link), ['https://docs.example.com/a', 'https://example.com/c']);
+      assert.deepEqual(
+        results.map((item) => item.link),
+        ['https://docs.example.com/a', 'https://example.com/c'],
+      );
     }
   });
 
@@ -130,12 +163,21 @@ describe('searxng engine', () => {
       return { body: { results: Array.from({ length: 4 }, (_, index) => result(`https://site.example/${page}-${index}`)) } };
     };
     const five = await searcher().search(searchQuery('pages', { count: 5 }));
-    assert.deepEqual(received.map((request) => request.url.searchParams.get('pageno')), ['1', '2']);
-    assert.deepEqual(five.results.map((item) => item.refer), ['ref_1', 'ref_2', 'ref_3', 'ref_4', 'ref_5']);
+    assert.deepEqual(
+      received.map((request) => request.url.searchParams.get('pageno')),
+      ['1', '2'],
+    );
+    assert.deepEqual(
+      five.results.map((item) => item.refer),
+      ['ref_1', 'ref_2', 'ref_3', 'ref_4', 'ref_5'],
+    );
     received.length = 0;
     const all = await searcher().search(searchQuery('pages', { count: 50 }));
     assert.equal(all.results.length, 8);
-    assert.deepEqual(received.map((request) => request.url.searchParams.get('pageno')), ['1', '2', '3']);
+    assert.deepEqual(
+      received.map((request) => request.url.searchParams.get('pageno')),
+      ['1', '2', '3'],
+    );
   });
 
   it('cuts content to the size asked and sends the apiKey when configured', async () => {

@@ -68,14 +68,17 @@ describe('zai backend: layout parsing and transcription on the upstream platform
     const sent = layoutEngine.requests.at(-1);
     assert.equal(sent?.path, '/v1/layout_parsing');
     assert.equal(sent?.headers.authorization, 'Bearer upstream-key');
-    assert.deepEqual({ ...sent?.body, file: undefined }, {
-      model: 'glm-ocr',
-      file: undefined,
-      need_layout_visualization: true,
-      return_crop_images: true,
-      start_page_id: 1,
-      end_page_id: 2,
-    });
+    assert.deepEqual(
+      { ...sent?.body, file: undefined },
+      {
+        model: 'glm-ocr',
+        file: undefined,
+        need_layout_visualization: true,
+        return_crop_images: true,
+        start_page_id: 1,
+        end_page_id: 2,
+      },
+    );
     assert.equal(sent?.body['file'], png.toString('base64'));
     const body = response.json() as Record<string, unknown>;
     assert.equal(body['md_results'], upstreamLayout.md_results);

@@ -28,18 +28,43 @@ after(async () => {
 beforeEach(() => upstream.reset());
 
 function backend(modelName: string, entry: Partial<ZaiSettings> = {}) {
-  const created = createZaiBackend({ modelName, entry: { backend: 'zai', baseUrl: upstream.baseUrl, apiKey, pollIntervalMs: 10, ...entry }, configDir: '.', resources: unusedResources });
+  const created = createZaiBackend({
+    modelName,
+    entry: { backend: 'zai', baseUrl: upstream.baseUrl, apiKey, pollIntervalMs: 10, ...entry },
+    configDir: '.',
+    resources: unusedResources,
+  });
   opened.push(created);
   assert.ok(created.image !== undefined && created.video !== undefined);
   return { image: created.image, video: created.video };
 }
 
 function imageRequest(overrides: Partial<ImageRequest> = {}): ImageRequest {
-  return { model: 'glm-image', prompt: 'a panda', width: 1280, height: 1280, quality: 'hd', asyncTask: false, signal: new AbortController().signal, ...overrides };
+  return {
+    model: 'glm-image',
+    prompt: 'a panda',
+    width: 1280,
+    height: 1280,
+    quality: 'hd',
+    asyncTask: false,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
 function videoRequest(overrides: Partial<VideoRequest> = {}): VideoRequest {
-  return { model: 'cogvideox-3', prompt: 'a panda eating', images: [], quality: 'speed', withAudio: true, size: undefined, fps: 30, durationSeconds: 5, signal: new AbortController().signal, ...overrides };
+  return {
+    model: 'cogvideox-3',
+    prompt: 'a panda eating',
+    images: [],
+    quality: 'speed',
+    withAudio: true,
+    size: undefined,
+    fps: 30,
+    durationSeconds: 5,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
 describe('zai: images', () => {
@@ -86,7 +111,15 @@ describe('zai: videos', () => {
   it('submits the video with data URLs, polls, and downloads the video and its cover', async () => {
     upstream.plan({ kind: 'video', video: mp4, cover: png, pendingPolls: 2 });
     const video = await backend('cogvideox-3').video.generate(
-      videoRequest({ images: [{ bytes: png, contentType: 'image/png' }, { bytes: jpeg, contentType: 'image/jpeg' }], size: '1920x1080', fps: 60, durationSeconds: 10 }),
+      videoRequest({
+        images: [
+          { bytes: png, contentType: 'image/png' },
+          { bytes: jpeg, contentType: 'image/jpeg' },
+        ],
+        size: '1920x1080',
+        fps: 60,
+        durationSeconds: 10,
+      }),
     );
     const submitted = upstream.requests[0]?.body;
     assert.equal(upstream.requests[0]?.path, '/api/paas/v4/videos/generations');

@@ -28,7 +28,16 @@ function searcher(entry: Partial<ZaiSettings> = {}): WebSearcher {
 }
 
 function searchQuery(query: string, overrides: Partial<SearchQuery> = {}): SearchQuery {
-  return { query, count: 10, domainFilter: undefined, recencyFilter: 'noLimit', contentSize: 'medium', intent: false, signal: new AbortController().signal, ...overrides };
+  return {
+    query,
+    count: 10,
+    domainFilter: undefined,
+    recencyFilter: 'noLimit',
+    contentSize: 'medium',
+    intent: false,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
 }
 
 const upstreamResult = {

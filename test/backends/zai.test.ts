@@ -29,7 +29,12 @@ beforeEach(() => {
 });
 
 function openBackend(entry: Partial<ZaiSettings> = {}): { chat: ChatModel; tokenizer: TokenCounter } {
-  const backend = createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai', baseUrl, apiKey: 'upstream-id.upstream-secret', ...entry }, configDir: '.', resources: unusedResources });
+  const backend = createZaiBackend({
+    modelName: 'glm-4.6',
+    entry: { backend: 'zai', baseUrl, apiKey: 'upstream-id.upstream-secret', ...entry },
+    configDir: '.',
+    resources: unusedResources,
+  });
   assert.ok(backend.chat !== undefined && backend.tokenizer !== undefined);
   return { chat: backend.chat, tokenizer: backend.tokenizer };
 }
@@ -77,7 +82,13 @@ describe('zai: request', () => {
         messages: [
           { role: 'user', content: 'One' },
           { role: 'assistant', content: 'Two', reasoningContent: 'Counting.' },
-          { role: 'user', content: [{ type: 'text', text: 'This?' }, { type: 'image_url', url: 'https://example.com/a.png' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'This?' },
+              { type: 'image_url', url: 'https://example.com/a.png' },
+            ],
+          },
         ],
       }),
     );
@@ -87,7 +98,13 @@ describe('zai: request', () => {
     assert.deepEqual(body['messages'], [
       { role: 'user', content: 'One' },
       { role: 'assistant', content: 'Two', reasoning_content: 'Counting.' },
-      { role: 'user', content: [{ type: 'text', text: 'This?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'This?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+        ],
+      },
     ]);
   });
 
@@ -152,8 +169,12 @@ describe('zai: errors', () => {
     assertApiError(await rejection(chat.generate(chatRequest())), '1302', 'High concurrency');
   });
 
-  it("passes on the contentFilter verdicts of a 1301 (unknown roles and levels dropped)", async () => {
-    const verdicts = [{ level: 0, role: 'history' }, { level: 1, role: 'someone' }, { level: 9, role: 'user' }];
+  it('passes on the contentFilter verdicts of a 1301 (unknown roles and levels dropped)', async () => {
+    const verdicts = [
+      { level: 0, role: 'history' },
+      { level: 1, role: 'someone' },
+      { level: 9, role: 'user' },
+    ];
     upstream.enqueue(jsonReply({ contentFilter: verdicts, error: { code: '1301', message: 'Unsafe content.' } }, 400));
     const error = await rejection(openBackend().chat.generate(chatRequest()));
     assertApiError(error, '1301', 'Unsafe content.');

@@ -56,7 +56,10 @@ describe('task and blob settings', () => {
   ];
   for (const [name, environment, variable] of bad) {
     it(`refuse ${name}`, () => {
-      assert.throws(() => readSettings(environment), (error: unknown) => error instanceof ConfigError && error.message.includes(variable));
+      assert.throws(
+        () => readSettings(environment),
+        (error: unknown) => error instanceof ConfigError && error.message.includes(variable),
+      );
     });
   }
 });

@@ -9,9 +9,13 @@ const registerTypeScript = fileURLToPath(new URL('../../bin/register-typescript.
 /** Runs `script` (an ES module that imports the helper as `exitAfterShutdown`) in a process of its own. */
 function run(script: string): Promise<{ code: number | null; output: string; ms: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', registerTypeScript, '--input-type=module', '-e', `import { exitAfterShutdown } from ${JSON.stringify(helper)};\n${script}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', registerTypeScript, '--input-type=module', '-e', `import { exitAfterShutdown } from ${JSON.stringify(helper)};\n${script}`],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -47,10 +47,21 @@ describe('model-platform index (files)', () => {
     pagesDir = mkdtempSync(join(tmpdir(), 'index-cli-pages-'));
     mkdirSync(join(pagesDir, 'guides'));
     mkdirSync(join(pagesDir, '.hidden'));
-    writeFileSync(join(pagesDir, 'kayak.html'), htmlPage('Sea kayaking', '<h1>Sea kayaking</h1><p>Paddle strokes for open water.</p>', '<meta property="article:published_time" content="2024-06-01T08:00:00Z">'));
+    writeFileSync(
+      join(pagesDir, 'kayak.html'),
+      htmlPage(
+        'Sea kayaking',
+        '<h1>Sea kayaking</h1><p>Paddle strokes for open water.</p>',
+        '<meta property="article:published_time" content="2024-06-01T08:00:00Z">',
+      ),
+    );
     writeFileSync(
       join(pagesDir, 'guides', 'tent.htm'),
-      htmlPage('Pitching a tent', '<p>Stake the corners of the tent before the fly.</p>', '<link rel="canonical" href="https://camp.example.com/guides/tent"><meta property="og:site_name" content="Camp Example">'),
+      htmlPage(
+        'Pitching a tent',
+        '<p>Stake the corners of the tent before the fly.</p>',
+        '<link rel="canonical" href="https://camp.example.com/guides/tent"><meta property="og:site_name" content="Camp Example">',
+      ),
     );
     writeFileSync(join(pagesDir, 'guides', 'knots.md'), '---\ntitle: Knots for climbers\ndate: 2023-09-10\n---\nThe figure-eight knot ties a climber in.\n');
     writeFileSync(join(pagesDir, 'notes.txt'), 'Campfire safety\nKeep water near every campfire.\n');
@@ -102,7 +113,10 @@ describe('model-platform index (files)', () => {
     writeFileSync(join(pagesDir, 'extra.html'), htmlPage('Canoe portage', '<p>Carry the canoe between lakes.</p>'));
     const emptyDir = mkdtempSync(join(tmpdir(), 'index-cli-empty-'));
     writeFileSync(join(emptyDir, 'empty.html'), '<html><head><title>Moved</title></head><body></body></html>');
-    const result = await runCli(['index', 'add', join(pagesDir, 'missing-dir'), join(pagesDir, 'image.png'), join(emptyDir, 'empty.html'), join(pagesDir, 'extra.html')], environment);
+    const result = await runCli(
+      ['index', 'add', join(pagesDir, 'missing-dir'), join(pagesDir, 'image.png'), join(emptyDir, 'empty.html'), join(pagesDir, 'extra.html')],
+      environment,
+    );
     rmSync(emptyDir, { recursive: true, force: true });
     assert.equal(result.code, 1, 'some items failed');
     assert.match(result.stderr, /failed: .*missing-dir: no such file or directory/);
@@ -151,7 +165,14 @@ describe('search ingestion', () => {
             controller.abort(new Error('interrupted'));
             return Promise.reject(new Error('interrupted'));
           }
-          return Promise.resolve({ url, title: `Page ${url.slice(-1)}`, description: '', content: `quokka number ${url.slice(-1)}`, metadata: {}, stylesheets: {} });
+          return Promise.resolve({
+            url,
+            title: `Page ${url.slice(-1)}`,
+            description: '',
+            content: `quokka number ${url.slice(-1)}`,
+            metadata: {},
+            stylesheets: {},
+          });
         },
       };
       const items = [1, 2, 3, 4].map((number) => ({ kind: 'url' as const, url: `https://pages.example/${number}` }));
@@ -161,17 +182,25 @@ describe('search ingestion', () => {
       assert.equal(await index.count(), 2, 'the pages read before the interruption are stored');
 
       asked.length = 0;
-      const rerun = await ingestItems(items, { index, reader: { read: (url, options) => reader.read(url.replace('/3', '/3?again'), options) }, progress }, {
-        refresh: false,
-        concurrency: 2,
-        signal: new AbortController().signal,
-      });
+      const rerun = await ingestItems(
+        items,
+        { index, reader: { read: (url, options) => reader.read(url.replace('/3', '/3?again'), options) }, progress },
+        {
+          refresh: false,
+          concurrency: 2,
+          signal: new AbortController().signal,
+        },
+      );
       assert.deepEqual(rerun, { indexed: 2, skipped: 2, failed: 0 });
       assert.deepEqual(asked.map((call) => call.url).sort(), ['https://pages.example/3?again', 'https://pages.example/4'], 'stored pages are not read again');
       assert.equal(await index.count(), 4);
 
       asked.length = 0;
-      const refreshed = await ingestItems(items.slice(0, 1), { index, reader, progress }, { refresh: true, concurrency: 1, signal: new AbortController().signal });
+      const refreshed = await ingestItems(
+        items.slice(0, 1),
+        { index, reader, progress },
+        { refresh: true, concurrency: 1, signal: new AbortController().signal },
+      );
       assert.deepEqual(refreshed, { indexed: 1, skipped: 0, failed: 0 });
       assert.deepEqual(asked, [{ url: 'https://pages.example/1', noCache: true }], '--refresh reads again, past the reader cache');
     } finally {
@@ -215,7 +244,12 @@ describe('model-platform index (web pages through the reader)', () => {
         const answer = () => {
           if (response.destroyed) return;
           response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-          response.end(htmlPage(`Slow page ${slow[1]}`, `<article><h1>Slow page ${slow[1]}</h1><p>Wombats dig burrows; this is slow page number ${slow[1]} of the interruption test, long enough to be read as an article by the reader.</p></article>`));
+          response.end(
+            htmlPage(
+              `Slow page ${slow[1]}`,
+              `<article><h1>Slow page ${slow[1]}</h1><p>Wombats dig burrows; this is slow page number ${slow[1]} of the interruption test, long enough to be read as an article by the reader.</p></article>`,
+            ),
+          );
         };
         // While held, the first four pages come at once and the rest never: time to interrupt.
         if (Number(slow[1]) <= 4 || !holdSlowPages) answer();
@@ -235,8 +269,15 @@ describe('model-platform index (web pages through the reader)', () => {
         return;
       }
       const pages: Record<string, string> = {
-        '/pages/orchid': htmlPage('Growing orchids', '<article><h1>Growing orchids</h1><p>Orchids like bright, indirect light and bark instead of soil. Water them weekly and let the roots dry between waterings so they never rot.</p></article>', '<meta property="og:site_name" content="Garden Test"><meta property="article:published_time" content="2025-03-01T00:00:00Z">'),
-        '/pages/fern?a=1&b=2': htmlPage('Ferns in shade', '<article><h1>Ferns in shade</h1><p>Ferns thrive in damp shade and humid air; a shaded corner of the garden suits most of them, with mulch to keep the soil moist.</p></article>'),
+        '/pages/orchid': htmlPage(
+          'Growing orchids',
+          '<article><h1>Growing orchids</h1><p>Orchids like bright, indirect light and bark instead of soil. Water them weekly and let the roots dry between waterings so they never rot.</p></article>',
+          '<meta property="og:site_name" content="Garden Test"><meta property="article:published_time" content="2025-03-01T00:00:00Z">',
+        ),
+        '/pages/fern?a=1&b=2': htmlPage(
+          'Ferns in shade',
+          '<article><h1>Ferns in shade</h1><p>Ferns thrive in damp shade and humid air; a shaded corner of the garden suits most of them, with mulch to keep the soil moist.</p></article>',
+        ),
       };
       const html = pages[path];
       response.writeHead(html === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });

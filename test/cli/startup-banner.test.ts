@@ -67,7 +67,10 @@ describe('start-up banner', () => {
       // The banner follows the listening line; wait for it rather than for a fixed time.
       const deadline = Date.now() + 10_000;
       while (!server.output().includes('"docs"') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      const lines = server.output().split('\n').filter((line) => line.startsWith('{'));
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'));
       const banner = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => 'docs' in entry);
       assert.ok(banner !== undefined, server.output());
       assert.equal(banner['level'], 30);

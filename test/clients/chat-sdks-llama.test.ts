@@ -15,7 +15,11 @@ import { writeTinyGguf } from '../helpers/tiny-gguf.ts';
 const messages = [{ role: 'user' as const, content: 'Hello there' }];
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string', maxLength: 12 } }, required: ['city'], additionalProperties: false } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string', maxLength: 12 } }, required: ['city'], additionalProperties: false },
+  },
 };
 
 describe('official SDKs on chat completions (llama-cpp engine, tiny GGUF)', () => {
@@ -33,7 +37,13 @@ describe('official SDKs on chat completions (llama-cpp engine, tiny GGUF)', () =
   const openai = () => new OpenAI({ apiKey: test.key, baseURL: `${base}/paas/v4/`, maxRetries: 0 });
 
   it('openai SDK: sync, ending at max_tokens with finish_reason length', async () => {
-    const completion = await openai().chat.completions.create({ model: 'glm-4.6', messages, max_tokens: 8, temperature: 0.5, thinking: { type: 'disabled' } } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    const completion = await openai().chat.completions.create({
+      model: 'glm-4.6',
+      messages,
+      max_tokens: 8,
+      temperature: 0.5,
+      thinking: { type: 'disabled' },
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
     assert.equal(typeof completion.choices[0]?.message.content, 'string');
     assert.ok(['length', 'stop'].includes(String(completion.choices[0]?.finish_reason)));
     if (completion.choices[0]?.finish_reason === 'length') assert.equal(completion.usage?.completion_tokens, 8);
@@ -41,7 +51,13 @@ describe('official SDKs on chat completions (llama-cpp engine, tiny GGUF)', () =
   });
 
   it('openai SDK: stream', async () => {
-    const stream = await openai().chat.completions.create({ model: 'glm-4.6', messages, max_tokens: 6, stream: true, do_sample: false } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const stream = await openai().chat.completions.create({
+      model: 'glm-4.6',
+      messages,
+      max_tokens: 6,
+      stream: true,
+      do_sample: false,
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
     let chunks = 0;
     let finish: string | null | undefined;
     let usage: OpenAI.CompletionUsage | undefined;
@@ -82,13 +98,18 @@ describe('official SDKs on chat completions (llama-cpp engine, tiny GGUF)', () =
 
   it('zhipuai-sdk-nodejs-v4: sync and stream', async () => {
     const client = new ZhipuAI({ apiKey: test.key, baseUrl: `${base}/paas/v4` });
-    const answer = (await client.createCompletions({ model: 'glm-4.6', messages, maxTokens: 5, stream: false })) as { choices: { message: { content: string }; finish_reason: string }[] };
+    const answer = (await client.createCompletions({ model: 'glm-4.6', messages, maxTokens: 5, stream: false })) as {
+      choices: { message: { content: string }; finish_reason: string }[];
+    };
     assert.equal(typeof answer.choices[0]?.message.content, 'string');
     const raw = (await client.createCompletions({ model: 'glm-4.6', messages, maxTokens: 5, stream: true })) as unknown as Readable;
     let body = '';
     for await (const chunk of raw) body += String(chunk);
     assert.ok(body.endsWith('data: [DONE]\n\n'));
-    const last = JSON.parse(body.split('\n\n').filter(Boolean).at(-2)?.slice('data: '.length) ?? '{}') as { choices: { finish_reason: string }[]; usage: { completion_tokens: number } };
+    const last = JSON.parse(body.split('\n\n').filter(Boolean).at(-2)?.slice('data: '.length) ?? '{}') as {
+      choices: { finish_reason: string }[];
+      usage: { completion_tokens: number };
+    };
     assert.ok(['length', 'stop'].includes(last.choices[0]?.finish_reason ?? ''));
   });
 

@@ -17,7 +17,11 @@ import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.t
 const messages = [{ role: 'user' as const, content: 'Hello' }];
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 /** The official clients, unmodified, on our server in front of a fake vLLM. */

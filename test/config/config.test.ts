@@ -74,7 +74,14 @@ describe('start-up settings', () => {
 
   it('reads the environment and lets flags win', () => {
     const settings = readSettings(
-      { PORT: '9000', HOST: '127.0.0.1', MODEL_PLATFORM_DATA_DIR: '/tmp/x', MODEL_PLATFORM_CONFIG: 'a.yaml', DATABASE_URL: 'postgres://u:p@h/db', MODEL_PLATFORM_BOOTSTRAP_KEY: 'id.secret' },
+      {
+        PORT: '9000',
+        HOST: '127.0.0.1',
+        MODEL_PLATFORM_DATA_DIR: '/tmp/x',
+        MODEL_PLATFORM_CONFIG: 'a.yaml',
+        DATABASE_URL: 'postgres://u:p@h/db',
+        MODEL_PLATFORM_BOOTSTRAP_KEY: 'id.secret',
+      },
       { config: '/etc/b.yaml', port: '9001' },
     );
     assert.equal(settings.port, 9001);
@@ -92,7 +99,10 @@ describe('start-up settings', () => {
   ];
   for (const [name, environment, variable] of bad) {
     it(`refuses ${name}`, () => {
-      assert.throws(() => readSettings(environment), (error: unknown) => error instanceof ConfigError && error.message.includes(variable));
+      assert.throws(
+        () => readSettings(environment),
+        (error: unknown) => error instanceof ConfigError && error.message.includes(variable),
+      );
     });
   }
 });

@@ -93,7 +93,11 @@ describe('config problems: all at once, named, never a value', () => {
 
 describe('did you mean', () => {
   const cases: [string, string, string][] = [
-    ['another letter case', 'models:\n  m: { backend: openai-compatible, baseurl: "http://x" }', "key 'models.m.baseurl': is not a setting of backend openai-compatible; did you mean 'baseUrl'?"],
+    [
+      'another letter case',
+      'models:\n  m: { backend: openai-compatible, baseurl: "http://x" }',
+      "key 'models.m.baseurl': is not a setting of backend openai-compatible; did you mean 'baseUrl'?",
+    ],
     ['snake case', 'models:\n  m: { backend: openai-compatible, baseUrl: "http://x", upstream_model: x }', "did you mean 'upstreamModel'?"],
     ['a unit left out', 'models:\n  m: { backend: comfyui, baseUrl: "http://x", workflow: w.json, timeout: 60000 }', "did you mean 'timeoutMs'?"],
     ['a swapped pair of letters', 'modles: {}', "key 'modles': is not a known key; did you mean 'models'?"],

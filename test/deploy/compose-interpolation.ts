@@ -13,19 +13,22 @@ export function interpolateCompose(value: unknown, environment: Readonly<Record<
 }
 
 function interpolateText(text: string, environment: Readonly<Record<string, string>>): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (match, braced?: string, colon?: string, operator?: string, argument?: string, bare?: string) => {
-    if (match === '$$') return '$';
-    const name = braced ?? bare ?? '';
-    const value = environment[name];
-    // With the colon, an empty value counts as unset.
-    const missing = value === undefined || (colon === ':' && value === '');
-    if (operator === '-') return missing ? (argument ?? '') : (value ?? '');
-    if (operator === '?') {
-      if (missing) throw new Error(`required variable ${name} is missing a value: ${argument ?? ''}`);
+  return text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (match, braced?: string, colon?: string, operator?: string, argument?: string, bare?: string) => {
+      if (match === '$$') return '$';
+      const name = braced ?? bare ?? '';
+      const value = environment[name];
+      // With the colon, an empty value counts as unset.
+      const missing = value === undefined || (colon === ':' && value === '');
+      if (operator === '-') return missing ? (argument ?? '') : (value ?? '');
+      if (operator === '?') {
+        if (missing) throw new Error(`required variable ${name} is missing a value: ${argument ?? ''}`);
+        return value ?? '';
+      }
       return value ?? '';
-    }
-    return value ?? '';
-  });
+    },
+  );
 }
 
 /** A Compose `.env` file: KEY=VALUE lines, comments and blank lines ignored. */

@@ -154,7 +154,10 @@ describe('Dockerfile and .dockerignore', () => {
   const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
   const stages = dockerfile.split(/^FROM /m).slice(1);
   const runtime = stages.at(-1) ?? '';
-  const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
 
   it('builds native modules in a build stage and runs on Node 20 slim without compilers, as a non-root user', () => {
     assert.ok(stages.length >= 2);
@@ -175,7 +178,10 @@ describe('Dockerfile and .dockerignore', () => {
   });
 
   it('copies only files that exist and that .dockerignore lets through', () => {
-    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
     assert.ok(ignored.includes('node_modules') && ignored.includes('data') && ignored.includes('.git'));
     const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => (match[1] as string).split(/\s+/));
     assert.ok(copied.length > 0);
@@ -190,7 +196,16 @@ describe('docs', () => {
   it('the README links the load-balancer page, which covers what a fleet needs', () => {
     assert.match(readFileSync(join(root, 'README.md'), 'utf8'), /\]\(docs\/load-balancer\.md\)/);
     const page = readFileSync(join(root, 'docs/load-balancer.md'), 'utf8');
-    for (const topic of ['MODEL_PLATFORM_MASTER_KEY', 'proxy_buffering off', '/readyz', '/healthz', '/metrics', 'MODEL_PLATFORM_PUBLIC_URL', 'sticky', '--no-workers']) {
+    for (const topic of [
+      'MODEL_PLATFORM_MASTER_KEY',
+      'proxy_buffering off',
+      '/readyz',
+      '/healthz',
+      '/metrics',
+      'MODEL_PLATFORM_PUBLIC_URL',
+      'sticky',
+      '--no-workers',
+    ]) {
       assert.ok(page.toLowerCase().includes(topic.toLowerCase()), `docs/load-balancer.md mentions ${topic}`);
     }
   });

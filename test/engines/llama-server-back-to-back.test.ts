@@ -86,66 +86,76 @@ function checkStreamed(status: number, contentType: string | null, text: string,
  * after every streamed answer although it says keep-alive, so a pooled connection is often dead
  * when the next call takes it: the platform must send such a call again on a new connection.
  */
-describeWithLlamaServer('back-to-back calls to a real llama-server through the platform', (binary) => {
-  let engine: LlamaServer;
-  let test: TestPlatform;
-  let platformOrigin: string;
+describeWithLlamaServer(
+  'back-to-back calls to a real llama-server through the platform',
+  (binary) => {
+    let engine: LlamaServer;
+    let test: TestPlatform;
+    let platformOrigin: string;
 
-  before(async () => {
-    // As many slots as the highest concurrency: the engine batches them instead of queueing.
-    engine = await startLlamaServer({ binary, modelPath: writeTinyGlmGguf(), alias, parallel: 16 });
-    const entry = { backend: 'openai-compatible' as const, baseUrl: engine.baseUrl, upstreamModel: alias };
-    test = await startTestPlatform({ config: { models: { 'glm-4.6': entry } } });
-    await test.app.listen({ port: 0, host: '127.0.0.1' });
-    platformOrigin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
-  });
-  after(async () => {
-    await test?.close();
-    await engine?.stop();
-  });
-
-  /** One call over real HTTP; throws with the call's number and what came back when it is not well-formed. */
-  async function call(stream: boolean, number: number): Promise<void> {
-    const where = `${stream ? 'streamed' : 'sync'} call ${number}`;
-    const response = await fetch(`${platformOrigin}${url}`, {
-      method: 'POST',
-      headers: { authorization: test.authorization, 'content-type': 'application/json' },
-      // A different prompt each call: no two answers come from the same cached prompt.
-      body: JSON.stringify({ model: 'glm-4.6', messages: [{ role: 'user', content: `Question ${number}: what next?` }], max_tokens: maxTokens, stream, thinking: { type: 'disabled' } }),
-      signal: AbortSignal.timeout(30_000),
+    before(async () => {
+      // As many slots as the highest concurrency: the engine batches them instead of queueing.
+      engine = await startLlamaServer({ binary, modelPath: writeTinyGlmGguf(), alias, parallel: 16 });
+      const entry = { backend: 'openai-compatible' as const, baseUrl: engine.baseUrl, upstreamModel: alias };
+      test = await startTestPlatform({ config: { models: { 'glm-4.6': entry } } });
+      await test.app.listen({ port: 0, host: '127.0.0.1' });
+      platformOrigin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
     });
-    const text = await response.text();
-    if (stream) checkStreamed(response.status, response.headers.get('content-type'), text, where);
-    else checkSync(response.status, text, where);
-  }
+    after(async () => {
+      await test?.close();
+      await engine?.stop();
+    });
 
-  /** `count` calls by `concurrency` workers, each starting its next call as soon as its last one ended. */
-  async function backToBack(stream: boolean, concurrency: number, count: number): Promise<string[]> {
-    let next = 0;
-    const failures: string[] = [];
-    const worker = async () => {
-      while (next < count) {
-        const number = next;
-        next += 1;
-        try {
-          await call(stream, number);
-        } catch (error) {
-          failures.push((error as Error).message.slice(0, 500));
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    return failures;
-  }
-
-  for (const concurrency of concurrencies) {
-    for (const stream of [true, false]) {
-      it(`${requestsPerRun} ${stream ? 'streamed' : 'sync'} calls at concurrency ${concurrency}: every answer a well-formed 200`, async (t) => {
-        const started = Date.now();
-        const failures = await backToBack(stream, concurrency, requestsPerRun);
-        t.diagnostic(`${requestsPerRun} calls in ${Date.now() - started} ms, ${failures.length} failed`);
-        assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${requestsPerRun} calls failed`);
+    /** One call over real HTTP; throws with the call's number and what came back when it is not well-formed. */
+    async function call(stream: boolean, number: number): Promise<void> {
+      const where = `${stream ? 'streamed' : 'sync'} call ${number}`;
+      const response = await fetch(`${platformOrigin}${url}`, {
+        method: 'POST',
+        headers: { authorization: test.authorization, 'content-type': 'application/json' },
+        // A different prompt each call: no two answers come from the same cached prompt.
+        body: JSON.stringify({
+          model: 'glm-4.6',
+          messages: [{ role: 'user', content: `Question ${number}: what next?` }],
+          max_tokens: maxTokens,
+          stream,
+          thinking: { type: 'disabled' },
+        }),
+        signal: AbortSignal.timeout(30_000),
       });
+      const text = await response.text();
+      if (stream) checkStreamed(response.status, response.headers.get('content-type'), text, where);
+      else checkSync(response.status, text, where);
     }
-  }
-}, { timeoutMs: suiteTimeoutMs });
+
+    /** `count` calls by `concurrency` workers, each starting its next call as soon as its last one ended. */
+    async function backToBack(stream: boolean, concurrency: number, count: number): Promise<string[]> {
+      let next = 0;
+      const failures: string[] = [];
+      const worker = async () => {
+        while (next < count) {
+          const number = next;
+          next += 1;
+          try {
+            await call(stream, number);
+          } catch (error) {
+            failures.push((error as Error).message.slice(0, 500));
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      return failures;
+    }
+
+    for (const concurrency of concurrencies) {
+      for (const stream of [true, false]) {
+        it(`${requestsPerRun} ${stream ? 'streamed' : 'sync'} calls at concurrency ${concurrency}: every answer a well-formed 200`, async (t) => {
+          const started = Date.now();
+          const failures = await backToBack(stream, concurrency, requestsPerRun);
+          t.diagnostic(`${requestsPerRun} calls in ${Date.now() - started} ms, ${failures.length} failed`);
+          assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${requestsPerRun} calls failed`);
+        });
+      }
+    }
+  },
+  { timeoutMs: suiteTimeoutMs },
+);

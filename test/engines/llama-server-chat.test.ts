@@ -211,7 +211,16 @@ describeWithLlamaServer('chat completions against a real llama-server (GLM-4.7 t
       // starts at <tool_call> keeps every call valid for the declared schema.
       let calls = 0;
       for (let seed = 1; seed <= 12 && calls === 0; seed += 1) {
-        const engineBody = { messages, tools: [weatherTool], tool_choice: 'auto', seed, temperature: 1, top_p: 0.95, max_tokens: 96, chat_template_kwargs: { enable_thinking: false } };
+        const engineBody = {
+          messages,
+          tools: [weatherTool],
+          tool_choice: 'auto',
+          seed,
+          temperature: 1,
+          top_p: 0.95,
+          max_tokens: 96,
+          chat_template_kwargs: { enable_thinking: false },
+        };
         const expected = syncAnswer(await direct(engineBody));
         const answer = syncAnswer(await platform({ messages, tools: [weatherTool], seed, max_tokens: 96, thinking: { type: 'disabled' } }, 'glm-4.6'));
         assert.deepEqual(answer, expected, `seed ${seed}`);

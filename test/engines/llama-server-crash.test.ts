@@ -95,9 +95,7 @@ describeWithLlamaServer('a real llama-server that dies mid-stream and comes back
     assert.ok(usage.completion_tokens >= pieces.length, `completion_tokens ${usage.completion_tokens} for ${pieces.length} pieces`);
     assert.ok(usage.prompt_tokens > 0, 'the prompt is counted without the engine');
     assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens);
-    t.diagnostic(
-      `cut after ${pieces.length} pieces: billed ${usage.prompt_tokens} prompt (estimated) + ${usage.completion_tokens} completion tokens`,
-    );
+    t.diagnostic(`cut after ${pieces.length} pieces: billed ${usage.prompt_tokens} prompt (estimated) + ${usage.completion_tokens} completion tokens`);
     const rows = await ledgerRows(requestId);
     assert.equal(rows.length, 1, 'one ledger row');
     assert.deepEqual([rows[0]?.promptTokens, rows[0]?.completionTokens], [usage.prompt_tokens, usage.completion_tokens]);

@@ -44,10 +44,13 @@ function answerOf(events: readonly Record<string, unknown>[], part: 'message' | 
 
 /** The `data:` payloads of an engine stream (llama-server ends a failed one without `[DONE]`). */
 function enginePayloads(body: string): string[] {
-  return body.split('\n\n').filter((event) => event !== '').map((event) => {
-    assert.ok(event.startsWith('data: '), JSON.stringify(event));
-    return event.slice('data: '.length);
-  });
+  return body
+    .split('\n\n')
+    .filter((event) => event !== '')
+    .map((event) => {
+      assert.ok(event.startsWith('data: '), JSON.stringify(event));
+      return event.slice('data: '.length);
+    });
 }
 
 describeWithLlamaServer('llama-server edge cases: answer format and failures mid-stream', (binary) => {
@@ -138,10 +141,20 @@ describeWithLlamaServer('llama-server edge cases: answer format and failures mid
 
     it('the platform relays the chunks delivered so far, then an in-band error, then [DONE], with HTTP 200', async () => {
       const engineAnswer = await direct(failingEngine, { ...engineBody, stream: true });
-      const engineChunks = enginePayloads(engineAnswer.text).slice(0, -1).map((payload) => JSON.parse(payload) as Record<string, unknown>);
+      const engineChunks = enginePayloads(engineAnswer.text)
+        .slice(0, -1)
+        .map((payload) => JSON.parse(payload) as Record<string, unknown>);
       const delivered = answerOf(engineChunks, 'delta');
 
-      const response = await postJson(test, url, { model: 'glm-4.6', messages, do_sample: false, seed: 7, max_tokens: 48, thinking: { type: 'enabled' }, stream: true });
+      const response = await postJson(test, url, {
+        model: 'glm-4.6',
+        messages,
+        do_sample: false,
+        seed: 7,
+        max_tokens: 48,
+        thinking: { type: 'enabled' },
+        stream: true,
+      });
       assert.equal(response.statusCode, 200, response.body);
       assert.match(String(response.headers['content-type']), /^text\/event-stream/);
       const events = parseSseBody(response.body);

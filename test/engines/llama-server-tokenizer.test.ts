@@ -68,7 +68,12 @@ describeWithLlamaServer('tokenizer against a real llama-server (GLM-4.7 template
   it("counts the same as llama-server's /apply-template then /tokenize of the prompt (older servers' way)", async () => {
     const counted = await promptTokens('/paas/v4/tokenizer', { model: 'tiny-glm-told', messages, tools: [weatherTool], thinking: { type: 'disabled' } });
     const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
-      const response = await fetch(`${engine.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      const response = await fetch(`${engine.origin}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
       assert.equal(response.status, 200, path);
       return (await response.json()) as Record<string, unknown>;
     };

@@ -58,7 +58,16 @@ try {
   await record('llama-server-text', { ...greedy, chat_template_kwargs: { enable_thinking: false } });
   // The first seed whose sampled answer calls the tool.
   for (let seed = 1; seed <= 40; seed += 1) {
-    const body = { messages, tools: [weatherTool], tool_choice: 'auto', seed, temperature: 1, top_p: 0.95, max_tokens: 96, chat_template_kwargs: { enable_thinking: false } };
+    const body = {
+      messages,
+      tools: [weatherTool],
+      tool_choice: 'auto',
+      seed,
+      temperature: 1,
+      top_p: 0.95,
+      max_tokens: 96,
+      chat_template_kwargs: { enable_thinking: false },
+    };
     const answer = JSON.parse(await call(body)) as { choices: { finish_reason: string }[] };
     if (answer.choices[0]?.finish_reason !== 'tool_calls') continue;
     await record('llama-server-tool-call', body);

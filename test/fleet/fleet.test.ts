@@ -51,7 +51,11 @@ describe('a fleet of real processes: two `serve --no-workers` API nodes and `wor
     await engine?.close();
   });
 
-  const call = async (node: FleetProcess, path: string, init: { key?: string; method?: string; json?: unknown; form?: Awaited<ReturnType<typeof encodeForm>> } = {}) => {
+  const call = async (
+    node: FleetProcess,
+    path: string,
+    init: { key?: string; method?: string; json?: unknown; form?: Awaited<ReturnType<typeof encodeForm>> } = {},
+  ) => {
     const headers: Record<string, string> = { authorization: `Bearer ${init.key ?? services.bootstrapKey}` };
     if (init.json !== undefined) headers['content-type'] = 'application/json';
     if (init.form !== undefined) headers['content-type'] = init.form.contentType;
@@ -59,7 +63,10 @@ describe('a fleet of real processes: two `serve --no-workers` API nodes and `wor
     return fetch(`${node.baseUrl}${path}`, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
   };
   const submitImage = async (node: FleetProcess, requestId: string, key?: string) => {
-    const response = await call(node, '/paas/v4/async/images/generations', { json: { model: 'glm-image', prompt: 'a lighthouse', request_id: requestId }, ...(key === undefined ? {} : { key }) });
+    const response = await call(node, '/paas/v4/async/images/generations', {
+      json: { model: 'glm-image', prompt: 'a lighthouse', request_id: requestId },
+      ...(key === undefined ? {} : { key }),
+    });
     assert.equal(response.status, 200, await response.clone().text());
     return ((await response.json()) as { id: string }).id;
   };
@@ -87,11 +94,19 @@ describe('a fleet of real processes: two `serve --no-workers` API nodes and `wor
     // The second worker starts now, in the background, for the next test.
     secondWorker = services.start('worker-2', 'worker');
     const bytes = Buffer.from(`fleet file ${Date.now()}\n`.repeat(1000));
-    const uploaded = await call(nodeA, '/paas/v4/files', { form: await encodeForm([['purpose', 'user_data'], ['file', bytes, 'notes.txt', 'text/plain']]) });
+    const uploaded = await call(nodeA, '/paas/v4/files', {
+      form: await encodeForm([
+        ['purpose', 'user_data'],
+        ['file', bytes, 'notes.txt', 'text/plain'],
+      ]),
+    });
     assert.equal(uploaded.status, 200, await uploaded.clone().text());
     const { id } = (await uploaded.json()) as { id: string };
     const listed = (await (await call(nodeB, '/paas/v4/files')).json()) as { data: { id: string; filename: string; bytes: number }[] };
-    assert.deepEqual(listed.data.filter((file) => file.id === id).map((file) => [file.filename, file.bytes]), [['notes.txt', bytes.length]]);
+    assert.deepEqual(
+      listed.data.filter((file) => file.id === id).map((file) => [file.filename, file.bytes]),
+      [['notes.txt', bytes.length]],
+    );
     const content = await call(nodeB, `/paas/v4/files/${id}/content`);
     assert.equal(content.status, 200);
     assert.deepEqual(Buffer.from(await content.arrayBuffer()), bytes);
@@ -143,7 +158,11 @@ describe('a fleet of real processes: two `serve --no-workers` API nodes and `wor
       [[keyId, 'glm-image', 'async.images.generations', 1]],
       'one ledger row for the task',
     );
-    assert.deepEqual((await holds()).map((row) => [row.state, Number(row.amount)]), [['settled', 150]], 'one hold, settled once');
+    assert.deepEqual(
+      (await holds()).map((row) => [row.state, Number(row.amount)]),
+      [['settled', 150]],
+      'one hold, settled once',
+    );
     const balance = await services.database.db.selectFrom('key_credits').select('balance').where('key_id', '=', keyId).executeTakeFirstOrThrow();
     assert.equal(Number(balance.balance), 850, 'the price was taken once');
   });

@@ -2,10 +2,7 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 
 /** Asserts the platform error body: exact shape, status, code, and (optionally) words in the message. */
-export function assertPlatformError(
-  response: LightMyRequestResponse,
-  expected: { status: number; code: string; mentions?: readonly string[] },
-): void {
+export function assertPlatformError(response: LightMyRequestResponse, expected: { status: number; code: string; mentions?: readonly string[] }): void {
   const body = response.json() as { contentFilter?: unknown; error?: { code?: unknown; message?: unknown } };
   assert.equal(response.statusCode, expected.status, `status for ${response.body}`);
   // 1301 carries what was flagged beside the error (platform-facts §2.1).

@@ -26,7 +26,14 @@ export interface FakeOutputFile {
 
 export type PromptPlan =
   | { readonly outcome: 'success'; readonly pendingPolls?: number; readonly files: readonly FakeOutputFile[] }
-  | { readonly outcome: 'error'; readonly pendingPolls?: number; readonly nodeId: string; readonly nodeType: string; readonly exceptionType: string; readonly exceptionMessage: string }
+  | {
+      readonly outcome: 'error';
+      readonly pendingPolls?: number;
+      readonly nodeId: string;
+      readonly nodeType: string;
+      readonly exceptionType: string;
+      readonly exceptionMessage: string;
+    }
   | { readonly outcome: 'never' }
   /** POST /prompt answers 400 with this node error (validation failed). */
   | { readonly outcome: 'refuse'; readonly nodeId: string; readonly classType: string; readonly message: string; readonly details: string };

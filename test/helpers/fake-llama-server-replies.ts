@@ -33,7 +33,14 @@ export function fakeLlamaServer(options: FakeLlamaServerOptions = {}): (request:
         const usage = { prompt_tokens: promptTokens, completion_tokens: 1, total_tokens: promptTokens + 1 };
         if (request.body['stream'] === true) {
           // As the real server streams: the text, the finish, then usage in a chunk without choices.
-          const chunk = (choices: unknown[], extra: object = {}) => ({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: String(request.body['model']), choices, ...extra });
+          const chunk = (choices: unknown[], extra: object = {}) => ({
+            id: 'chatcmpl-fake',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: String(request.body['model']),
+            choices,
+            ...extra,
+          });
           return sseReply([
             chunk([{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null }]),
             chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),

@@ -76,7 +76,10 @@ export async function startFakeOpenAiImagesServer(): Promise<FakeOpenAiImagesSer
     const created = Math.floor(Date.now() / 1000);
     switch (reply.kind) {
       case 'b64':
-        return sendJson(response, 200, { created, data: reply.images.map((bytes) => ({ b64_json: Buffer.from(bytes).toString('base64'), revised_prompt: null })) });
+        return sendJson(response, 200, {
+          created,
+          data: reply.images.map((bytes) => ({ b64_json: Buffer.from(bytes).toString('base64'), revised_prompt: null })),
+        });
       case 'url':
         return sendJson(response, 200, {
           created,

@@ -34,8 +34,7 @@ export function prose(topic: string, count: number): string {
 }
 
 /** A 1×1 PNG, as a data URL. */
-export const dotDataUrl =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+export const dotDataUrl = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 export const articleHtml = `<!doctype html>
 <html lang="en"><head>
@@ -118,14 +117,17 @@ export async function startFakeWeb(): Promise<FakeWeb> {
 
   const routes: Record<string, Handler> = {
     '/blog/article.html': (_request, response) => send(response, 200, html, articleHtml),
-    '/gzip/article.html': (_request, response) =>
-      send(response, 200, html, gzipSync(articleHtml), { 'content-encoding': 'gzip' }),
+    '/gzip/article.html': (_request, response) => send(response, 200, html, gzipSync(articleHtml), { 'content-encoding': 'gzip' }),
     '/base/page.html': (_request, response) =>
       send(
         response,
         200,
         html,
-        page('Base', `<article><h1>Base</h1><p><a href="intro.html">Intro</a> <img src="pics/a.png" alt="Pic A"></p>${prose('base page', 3)}</article>`, '<meta charset="utf-8"><base href="/docs/v2/">'),
+        page(
+          'Base',
+          `<article><h1>Base</h1><p><a href="intro.html">Intro</a> <img src="pics/a.png" alt="Pic A"></p>${prose('base page', 3)}</article>`,
+          '<meta charset="utf-8"><base href="/docs/v2/">',
+        ),
       ),
     '/legacy-table.html': (_request, response) =>
       send(
@@ -141,8 +143,7 @@ export async function startFakeWeb(): Promise<FakeWeb> {
       counter += 1;
       send(response, 200, html, page('Counter', `<article><h1>Counter</h1><p>Visit number ${counter}.</p>${prose('counter', 3)}</article>`));
     },
-    '/charset/latin1-header': (_request, response) =>
-      send(response, 200, 'text/html; charset=ISO-8859-1', legacyPage('Latin one', '', latin1Text)),
+    '/charset/latin1-header': (_request, response) => send(response, 200, 'text/html; charset=ISO-8859-1', legacyPage('Latin one', '', latin1Text)),
     '/charset/windows-1252-meta': (_request, response) =>
       send(response, 200, 'text/html', legacyPage('Windows 1252', '<meta charset="windows-1252">', windows1252Text)),
     '/charset/gbk-meta': (_request, response) =>
@@ -211,10 +212,18 @@ fetch('/api/story.json').then((answer) => answer.json()).then((story) => {
         ),
       ),
     '/api/story.json': (_request, response) =>
-      send(response, 200, 'application/json', JSON.stringify({
-        title: 'Built by a script',
-        paragraphs: Array.from({ length: 5 }, (_, index) => `Rendered paragraph ${index + 1}: this text exists only after the page script ran, long enough to be an article.`),
-      })),
+      send(
+        response,
+        200,
+        'application/json',
+        JSON.stringify({
+          title: 'Built by a script',
+          paragraphs: Array.from(
+            { length: 5 },
+            (_, index) => `Rendered paragraph ${index + 1}: this text exists only after the page script ran, long enough to be an article.`,
+          ),
+        }),
+      ),
     '/scripted-probe': (_request, response, url) =>
       send(
         response,
@@ -238,10 +247,18 @@ fetch(target).then((answer) => answer.text()).then((text) => write('LEAKED ' + t
         response,
         403,
         html,
-        page('Just a moment...', '<div id="challenge-running">Checking your browser before accessing the site.</div><script src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script>'),
+        page(
+          'Just a moment...',
+          '<div id="challenge-running">Checking your browser before accessing the site.</div><script src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script>',
+        ),
       ),
     '/challenge-ok': (_request, response) =>
-      send(response, 200, html, page('Just a moment...', '<noscript>Enable JavaScript and cookies to continue</noscript><script>window._cf_chl_opt = {};</script>')),
+      send(
+        response,
+        200,
+        html,
+        page('Just a moment...', '<noscript>Enable JavaScript and cookies to continue</noscript><script>window._cf_chl_opt = {};</script>'),
+      ),
     '/empty': (_request, response) => send(response, 200, html, page('Empty', '')),
     // Nested deeper than the reader takes apart (Readability would spend minutes, then overflow its stack).
     '/deep': (_request, response) => send(response, 200, html, page('Deep', `${'<div>'.repeat(10_000)}deep text${'</div>'.repeat(10_000)}`)),

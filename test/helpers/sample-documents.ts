@@ -20,11 +20,7 @@ export const singleColumn: SampleDocument = {
   page: {
     width: 1000,
     height: 620,
-    items: [
-      { text: 'Reading Documents', x: 60, y: 40, size: 44 },
-      ...lines(introduction, 60, 150, 26),
-      ...lines(method, 60, 330, 26),
-    ],
+    items: [{ text: 'Reading Documents', x: 60, y: 40, size: 44 }, ...lines(introduction, 60, 150, 26), ...lines(method, 60, 330, 26)],
   },
   blocks: ['Reading Documents', introduction.join(' '), method.join(' ')],
 };

@@ -32,7 +32,9 @@ export interface CheckedTestPlatform extends TestPlatform {
  * `databaseUrl` is given), with one key created. With `logger`, the app and the platform log
  * through it (captured-log.ts); without, the app logs nothing.
  */
-export async function startTestPlatform(options: { config?: PlatformConfig; databaseUrl?: string; logger?: PlatformLogger } = {}): Promise<CheckedTestPlatform> {
+export async function startTestPlatform(
+  options: { config?: PlatformConfig; databaseUrl?: string; logger?: PlatformLogger } = {},
+): Promise<CheckedTestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'model-platform-test-'));
   const environment: NodeJS.ProcessEnv = { MODEL_PLATFORM_DATA_DIR: dataDir };
   if (options.databaseUrl !== undefined) environment['DATABASE_URL'] = options.databaseUrl;

@@ -118,17 +118,19 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): Buffer {
   const chat = options.chat;
   const vocab = buildVocab(chat?.controlTokens ?? ['<|im_start|>', '<|im_end|>']);
   const random = mulberry32(options.seed ?? 1);
-  const endIds = chat === undefined
-    ? { endOfText: tinyGgufTokens.imEnd, endOfTurn: undefined, endOfMessage: undefined }
-    : {
-        endOfText: vocab.idOf(chat.endOfText),
-        endOfTurn: chat.endOfTurn === undefined ? undefined : vocab.idOf(chat.endOfTurn),
-        endOfMessage: chat.endOfMessage === undefined ? undefined : vocab.idOf(chat.endOfMessage),
-      };
+  const endIds =
+    chat === undefined
+      ? { endOfText: tinyGgufTokens.imEnd, endOfTurn: undefined, endOfMessage: undefined }
+      : {
+          endOfText: vocab.idOf(chat.endOfText),
+          endOfTurn: chat.endOfTurn === undefined ? undefined : vocab.idOf(chat.endOfTurn),
+          endOfMessage: chat.endOfMessage === undefined ? undefined : vocab.idOf(chat.endOfMessage),
+        };
   const endTokens = [endIds.endOfText, endIds.endOfTurn, endIds.endOfMessage].filter((id) => id !== undefined);
-  const steering = chat === undefined
-    ? undefined
-    : { offsets: logitOffsets(vocab, chat), followers: (chat.followers ?? []).map(([from, to]) => [vocab.idOf(from), vocab.idOf(to)] as const) };
+  const steering =
+    chat === undefined
+      ? undefined
+      : { offsets: logitOffsets(vocab, chat), followers: (chat.followers ?? []).map(([from, to]) => [vocab.idOf(from), vocab.idOf(to)] as const) };
   const tensors = buildTensors(vocab, random, endTokens, steering);
   const endMetadata: [string, (writer: GgufWriter) => void][] = [];
   const { endOfTurn, endOfMessage } = endIds;
@@ -221,7 +223,21 @@ function buildVocab(controlTokens: readonly string[]): Vocab {
   // multi-character piece is listed after the pieces it is made of; the score ranks merges.
   const pieces = [
     ...'▁abcdefghijklmnopqrstuvwxyz0123456789.,:;!?"\'{}[]()-_/=+*<>|#',
-    '▁t', '▁a', '▁s', '▁i', '▁o', '▁w', 'he', 'in', 'er', 'an', 're', 'on', 'th', '▁th', '▁the',
+    '▁t',
+    '▁a',
+    '▁s',
+    '▁i',
+    '▁o',
+    '▁w',
+    'he',
+    'in',
+    'er',
+    'an',
+    're',
+    'on',
+    'th',
+    '▁th',
+    '▁the',
   ];
   pieces.forEach((piece, index) => add(piece, tokenType.normal, piece.length * 10 - index / 1000));
   const ids = new Map(tokens.map((token, id) => [token, id]));
@@ -344,7 +360,10 @@ function steerLogits(tensors: readonly Tensor[], steering: Steering): void {
   });
   for (let block = 0; block < blockCount; block += 1) {
     // Rows are outputs: zero the rows of the residual writes that land on a reserved dimension.
-    for (const [name, inputs] of [[`blk.${block}.attn_output.weight`, embeddingLength], [`blk.${block}.ffn_down.weight`, feedForwardLength]] as const) {
+    for (const [name, inputs] of [
+      [`blk.${block}.attn_output.weight`, embeddingLength],
+      [`blk.${block}.ffn_down.weight`, feedForwardLength],
+    ] as const) {
       for (const dimension of reserved) tensor(name).data.fill(0, dimension * inputs, (dimension + 1) * inputs);
     }
   }

@@ -81,13 +81,7 @@ export const glmTinyChat: TinyGgufChat = {
  */
 export const endlessGlmTinyChat: TinyGgufChat = {
   ...glmTinyChat,
-  logitOffsets: new Map([
-    ...(glmTinyChat.logitOffsets ?? []),
-    ['</arg_value>', -25],
-    ['<|endoftext|>', -25],
-    ['<|user|>', -25],
-    ['<|observation|>', -25],
-  ]),
+  logitOffsets: new Map([...(glmTinyChat.logitOffsets ?? []), ['</arg_value>', -25], ['<|endoftext|>', -25], ['<|user|>', -25], ['<|observation|>', -25]]),
 };
 
 export interface TinyGlmGgufOptions {

@@ -40,7 +40,10 @@ describe('OpenAPI document', () => {
 
   it('is OpenAPI 3.1, served at /openapi.json, and documents every endpoint of the spec once', async () => {
     const response = await test.app.inject({ method: 'GET', url: '/openapi.json' });
-    const document = response.json() as { openapi: string; paths: Record<string, Record<string, { requestBody?: unknown; responses?: Record<string, unknown> }>> };
+    const document = response.json() as {
+      openapi: string;
+      paths: Record<string, Record<string, { requestBody?: unknown; responses?: Record<string, unknown> }>>;
+    };
     assert.equal(document.openapi, '3.1.0');
     for (const [method, path] of specEndpoints) {
       const operation = document.paths[path]?.[method];

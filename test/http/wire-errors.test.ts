@@ -31,11 +31,21 @@ describe('error body and request_id on the wire', () => {
   });
 
   it('answers broken JSON, a JSON array and a foreign content type with 1210', async () => {
-    const broken = await test.app.inject({ method: 'POST', url: '/paas/v4/chat/completions', headers: { authorization: test.authorization, 'content-type': 'application/json' }, payload: '{"model":' });
+    const broken = await test.app.inject({
+      method: 'POST',
+      url: '/paas/v4/chat/completions',
+      headers: { authorization: test.authorization, 'content-type': 'application/json' },
+      payload: '{"model":',
+    });
     assertPlatformError(broken, { status: 400, code: '1210' });
     const array = await postJson(test, '/paas/v4/chat/completions', [1, 2]);
     assertPlatformError(array, { status: 400, code: '1210', mentions: ['JSON object'] });
-    const text = await test.app.inject({ method: 'POST', url: '/paas/v4/chat/completions', headers: { authorization: test.authorization, 'content-type': 'text/plain' }, payload: 'hello' });
+    const text = await test.app.inject({
+      method: 'POST',
+      url: '/paas/v4/chat/completions',
+      headers: { authorization: test.authorization, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     assertPlatformError(text, { status: 400, code: '1210', mentions: ['text/plain'] });
   });
 

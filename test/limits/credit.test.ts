@@ -48,7 +48,11 @@ describe('prepaid credit on sync calls', () => {
     const prices = { 'glm-4.7': { perCall: 100, perPromptToken: 2, perCompletionToken: 4.5 } };
     const { key } = await test.platform.keyAdmin.create({ policy: { credit: { balance: 1000, prices } } });
     assert.equal((await call(key)).statusCode, 200);
-    await waitFor(() => test.platform.credits.balance(idOf(key)), (balance) => balance === 1000 - 100 - 43, 'the balance after one call');
+    await waitFor(
+      () => test.platform.credits.balance(idOf(key)),
+      (balance) => balance === 1000 - 100 - 43,
+      'the balance after one call',
+    );
     const view = await test.platform.keyAdmin.get(idOf(key));
     assert.equal(view?.policy?.credit?.balance, 857);
   });
@@ -57,7 +61,11 @@ describe('prepaid credit on sync calls', () => {
     const { key } = await test.platform.keyAdmin.create({ policy: { credit: { balance: 150, prices: { 'glm-4.7': { perCall: 100 } } } } });
     assert.equal((await call(key)).statusCode, 200);
     assert.equal((await call(key)).statusCode, 200, 'a balance of 50 is still above zero');
-    await waitFor(() => test.platform.credits.balance(idOf(key)), (balance) => balance === -50, 'the balance below zero');
+    await waitFor(
+      () => test.platform.credits.balance(idOf(key)),
+      (balance) => balance === -50,
+      'the balance below zero',
+    );
     const refused = await call(key);
     assertPlatformError(refused, { status: 429, code: '1113', mentions: ['recharge'] });
     assert.equal(refused.headers['x-should-retry'], 'false');
@@ -118,7 +126,13 @@ for (const target of databaseTargets) {
     const first = () => nodes[0] as Platform;
     const second = () => nodes[1] as Platform;
     const submit = (node: Platform, kind: 'image' | 'video', behaviour: string) =>
-      node.tasks.submit({ kind, ownerKeyId: idOf(key), model: kind === 'image' ? 'glm-image' : 'cogvideox-3', requestId: `credit-${behaviour}`, request: { behaviour } });
+      node.tasks.submit({
+        kind,
+        ownerKeyId: idOf(key),
+        model: kind === 'image' ? 'glm-image' : 'cogvideox-3',
+        requestId: `credit-${behaviour}`,
+        request: { behaviour },
+      });
     const balance = async () => first().credits.balance(idOf(key));
     const taskCount = async () =>
       Number(
@@ -130,11 +144,19 @@ for (const target of databaseTargets) {
             .executeTakeFirstOrThrow()
         ).total,
       );
-    const ended = (id: string) => waitFor(() => first().tasks.get(id, idOf(key)), (task) => task?.status !== 'PROCESSING', `task ${id}`);
+    const ended = (id: string) =>
+      waitFor(
+        () => first().tasks.get(id, idOf(key)),
+        (task) => task?.status !== 'PROCESSING',
+        `task ${id}`,
+      );
     /** Both nodes reconcile at once, three times: what they settle and release together. */
     const reconcileEverywhere = async () => {
       const rounds = await Promise.all([0, 1, 2].flatMap(() => [first().credits.reconcile(Date.now()), second().credits.reconcile(Date.now())]));
-      return rounds.reduce((total, round) => ({ settled: total.settled + round.settled, released: total.released + round.released }), { settled: 0, released: 0 });
+      return rounds.reduce((total, round) => ({ settled: total.settled + round.settled, released: total.released + round.released }), {
+        settled: 0,
+        released: 0,
+      });
     };
 
     it('holds the price on submit, at the prices of that moment, and settles it once on SUCCESS', async () => {

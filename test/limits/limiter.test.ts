@@ -53,9 +53,7 @@ for (const implementation of implementations) {
     it('a rate window admits exactly its limit, even when 40 checks race from two nodes', async () => {
       const now = Date.now();
       const rate = { counter: name('rate'), limit: 7, expiresAt: now + 60_000 };
-      const verdicts = await Promise.all(
-        Array.from({ length: 40 }, (_unused, index) => (index % 2 === 0 ? pair.first : pair.second).check({ now, rate })),
-      );
+      const verdicts = await Promise.all(Array.from({ length: 40 }, (_unused, index) => (index % 2 === 0 ? pair.first : pair.second).check({ now, rate })));
       assert.equal(verdicts.filter((verdict) => verdict.admitted).length, 7);
       assert.ok(verdicts.every((verdict) => verdict.admitted || verdict.refusedBy === 'rate'));
     });
@@ -125,7 +123,12 @@ for (const implementation of implementations) {
         pair.first.check({ now, slot: { ...slot, holder: 'c' } }),
         pair.first.check({ now, calls }),
       ]);
-      assert.deepEqual((await steps).slice(1), [{ admitted: true }, { admitted: true }, { admitted: false, refusedBy: 'slot' }, { admitted: false, refusedBy: 'calls' }]);
+      assert.deepEqual((await steps).slice(1), [
+        { admitted: true },
+        { admitted: true },
+        { admitted: false, refusedBy: 'slot' },
+        { admitted: false, refusedBy: 'calls' },
+      ]);
     });
 
     it("a crashed node's slots lapse at their lease end unless renewed; a lapsed slot is not brought back", async () => {

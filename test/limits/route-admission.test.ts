@@ -25,7 +25,11 @@ const modelCallBodies: Record<string, () => Promise<{ payload: string | Buffer; 
   '/web_search': json({ search_engine: disallowed, search_query: 'cats' }),
   '/layout_parsing': json({ model: disallowed, file: 'https://example.com/page.png' }),
   '': json({ agent_id: 'general_translation', messages: user }),
-  '/audio/transcriptions': () => encodeForm([['model', disallowed], ['file', new Uint8Array([82, 73, 70, 70]), 'speech.wav', 'audio/wav']]),
+  '/audio/transcriptions': () =>
+    encodeForm([
+      ['model', disallowed],
+      ['file', new Uint8Array([82, 73, 70, 70]), 'speech.wav', 'audio/wav'],
+    ]),
 };
 
 function json(body: unknown) {
@@ -60,9 +64,17 @@ describe('every route goes through the one admission path (route-table walk)', (
   it('every route is public by design or has an admission rule in its config', () => {
     const publicRoutes = routes.filter((route) => route.public);
     const unexpected = publicRoutes.filter((route) => !publicByDesign.some((pattern) => pattern.test(route.url)));
-    assert.deepEqual(unexpected.map((route) => `${route.method} ${route.url}`), [], 'public routes outside the design');
+    assert.deepEqual(
+      unexpected.map((route) => `${route.method} ${route.url}`),
+      [],
+      'public routes outside the design',
+    );
     const missing = routes.filter((route) => !route.public && route.rule === undefined);
-    assert.deepEqual(missing.map((route) => `${route.method} ${route.url}`), [], 'authenticated routes without config.admission');
+    assert.deepEqual(
+      missing.map((route) => `${route.method} ${route.url}`),
+      [],
+      'authenticated routes without config.admission',
+    );
   });
 
   it('every authenticated route refuses a key over its rate limit (1303): before reading any body, or in the call check where the model is in the body', async () => {
@@ -73,7 +85,9 @@ describe('every route goes through the one admission path (route-table walk)', (
       // be read (a valid one); every other route refuses on a body that would not even parse.
       const callBody = typeof route.rule?.model === 'function' ? modelCallBodies[route.routePath] : undefined;
       const { payload, contentType } =
-        callBody !== undefined ? await callBody() : { payload: route.method === 'GET' || route.method === 'HEAD' ? undefined : '{', contentType: 'application/json' };
+        callBody !== undefined
+          ? await callBody()
+          : { payload: route.method === 'GET' || route.method === 'HEAD' ? undefined : '{', contentType: 'application/json' };
       const response = await test.app.inject({
         method: route.method as 'GET',
         url: concrete(route.url),
@@ -81,7 +95,8 @@ describe('every route goes through the one admission path (route-table walk)', (
         ...(payload === undefined ? {} : { payload }),
       });
       const code = route.method === 'HEAD' ? undefined : (response.json() as { error?: { code?: string } }).error?.code;
-      if (response.statusCode !== 429 || (route.method !== 'HEAD' && code !== '1303')) failures.push(`${route.method} ${route.url}: ${response.statusCode} ${code}`);
+      if (response.statusCode !== 429 || (route.method !== 'HEAD' && code !== '1303'))
+        failures.push(`${route.method} ${route.url}: ${response.statusCode} ${code}`);
     }
     assert.deepEqual(failures, []);
     assert.ok(authenticated.length > 70, `${authenticated.length} authenticated routes walked`);

@@ -117,7 +117,11 @@ describe('key limits across two nodes sharing one database and one Redis', { ski
     }
     const limited = answers.filter((entry) => entry.code === '1303');
     assert.equal(answers.length - limited.length, 5, answers.map((entry) => entry.code ?? entry.status).join(','));
-    assert.deepEqual(answers.slice(5).map((entry) => entry.code), ['1303', '1303', '1303'], 'the first five pass, the rest are refused');
+    assert.deepEqual(
+      answers.slice(5).map((entry) => entry.code),
+      ['1303', '1303', '1303'],
+      'the first five pass, the rest are refused',
+    );
     for (const refusal of limited) {
       assert.equal(refusal.status, 429);
       const wait = Number(refusal.headers.get('retry-after'));
@@ -130,7 +134,10 @@ describe('key limits across two nodes sharing one database and one Redis', { ski
     const key = await fleet.createKey({ quota: { period: 'day', calls: 3 } });
     const answers: Answer[] = [];
     for (let index = 0; index < 5; index += 1) answers.push(await answer(await chat(key, index, false)));
-    assert.deepEqual(answers.map((entry) => entry.status), [200, 200, 200, 429, 429]);
+    assert.deepEqual(
+      answers.map((entry) => entry.status),
+      [200, 200, 200, 429, 429],
+    );
     const refusal = answers[3];
     assert.equal(refusal?.code, '1304');
     const tomorrow = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1)).toISOString();
@@ -149,7 +156,10 @@ describe('key limits across two nodes sharing one database and one Redis', { ski
     engine.release();
     answers.push(await answer(streamed));
     answers.push(await answer(await chat(key, 2, false)));
-    assert.deepEqual(answers.map((entry) => entry.status), [200, 200, 429]);
+    assert.deepEqual(
+      answers.map((entry) => entry.status),
+      [200, 200, 429],
+    );
     assert.equal(answers[2]?.code, '1308');
     const now = new Date();
     const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();

@@ -19,7 +19,11 @@ describe('layer boundaries (eslint.config.js)', () => {
       ['src/core/chat/probe.ts', "import { abortOnDisconnect } from '../../http/client-abort.ts';\nexport const probe = abortOnDisconnect;\n", 'http'],
       ['src/core/engines/probe.ts', "import type { App } from '../../http/app-types.ts';\nexport type Probe = App;\n", 'http'],
       ['src/core/probe.ts', "export { registerChatRoutes } from '../api/chat/chat.route.ts';\n", 'api'],
-      ['src/core/models/deeper/probe.ts', "import { backendFactories } from '../../../backends/index.ts';\nexport const probe = backendFactories;\n", 'backends'],
+      [
+        'src/core/models/deeper/probe.ts',
+        "import { backendFactories } from '../../../backends/index.ts';\nexport const probe = backendFactories;\n",
+        'backends',
+      ],
     ];
     for (const [filePath, source, folder] of crossings) {
       const errors = await boundaryErrors(filePath, source);

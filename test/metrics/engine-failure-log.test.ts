@@ -76,7 +76,10 @@ describe('engine failure lines', () => {
       assert.equal(response.statusCode, 500);
       const line = await log.waitFor((entry) => entry.msg === 'request completed');
       assert.equal(line['code'], '500');
-      assert.deepEqual(log.lines.filter((entry) => entry.level >= 40), []);
+      assert.deepEqual(
+        log.lines.filter((entry) => entry.level >= 40),
+        [],
+      );
     } finally {
       await test.close();
     }

@@ -73,7 +73,10 @@ describe('metric registry (Prometheus text format 0.0.4)', () => {
   it('runs collectors before each scrape; a failing one is reported and the others still render', async () => {
     const registry = new MetricRegistry();
     const depth = registry.gauge<'kind'>({ name: 'depth', help: 'x', labelNames: ['kind'] });
-    let rows = [{ labels: { kind: 'image' }, value: 3 }, { labels: { kind: 'video' }, value: 1 }];
+    let rows = [
+      { labels: { kind: 'image' }, value: 3 },
+      { labels: { kind: 'video' }, value: 1 },
+    ];
     registry.collect(() => depth.replaceAll(rows));
     registry.collect(() => {
       throw new Error('table gone');
@@ -123,7 +126,10 @@ describe('engine call instrumentation', () => {
     await backend.chat?.generate(request(new AbortController().signal));
     for await (const part of backend.chat?.stream(request(new AbortController().signal)) ?? []) assert.ok(part);
     assert.equal(calls.length, 2);
-    assert.ok(calls.every(([model, capability, seconds]) => model === 'glm-4.7' && capability === 'chat' && seconds >= 0.025), JSON.stringify(calls));
+    assert.ok(
+      calls.every(([model, capability, seconds]) => model === 'glm-4.7' && capability === 'chat' && seconds >= 0.025),
+      JSON.stringify(calls),
+    );
 
     fail = new ApiError('1234', 'engine down');
     await assert.rejects(backend.chat?.generate(request(new AbortController().signal)) ?? Promise.resolve(), /engine down/);

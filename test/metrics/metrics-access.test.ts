@@ -80,7 +80,11 @@ describe('task outcomes', () => {
       await submit('hang', 300);
       const read = async () => parseScrape(await metrics.render());
       // Generous: the timed-out task is only noticed by the lease sweep, slow on a loaded CI machine.
-      const scrape = await waitFor(read, (current) => valueOf(current, 'model_platform_tasks_finished_total', { kind: 'image', outcome: 'timeout' }) === 1, 60_000);
+      const scrape = await waitFor(
+        read,
+        (current) => valueOf(current, 'model_platform_tasks_finished_total', { kind: 'image', outcome: 'timeout' }) === 1,
+        60_000,
+      );
       assert.equal(valueOf(scrape, 'model_platform_tasks_finished_total', { kind: 'image', outcome: 'success' }), 2);
       assert.equal(valueOf(scrape, 'model_platform_tasks_finished_total', { kind: 'image', outcome: 'fail' }), 1);
     } finally {

@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import {
-  sseReply,
-  startFakeOpenAiServer,
-  vllmChunk,
-  vllmCompletion,
-  vllmError,
-  vllmUsageChunk,
-  type FakeOpenAiServer,
-} from '../helpers/fake-openai-server.ts';
+import { sseReply, startFakeOpenAiServer, vllmChunk, vllmCompletion, vllmError, vllmUsageChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 import { assertHistogramSeries, parseScrape, samplesOf, valueOf, type Scrape } from './prometheus-scrape.ts';
 
@@ -70,10 +62,21 @@ describe('GET /metrics after real requests (fake OpenAI-compatible engine on loo
     assert.equal(requests({ route: chatRoute, method: 'POST', model: '', status: '401' }), 1, 'refused before the body is read');
     assert.equal(requests({ route: '/paas/v4/async-result/:id', method: 'GET', model: '', status: '404' }), 1, 'the pattern, not the id');
     assert.equal(requests({ route: 'unmatched', method: 'GET', model: '', status: '404' }), 1);
-    assert.equal(samplesOf(lastScrape, 'model_platform_http_requests_total').filter((sample) => /healthz|metrics/.test(sample.labels['route'] ?? '')).length, 0);
-    assert.equal(samplesOf(lastScrape, 'model_platform_http_requests_total').some((sample) => sample.labels['model'] === 'no-such-model-8172'), false);
+    assert.equal(
+      samplesOf(lastScrape, 'model_platform_http_requests_total').filter((sample) => /healthz|metrics/.test(sample.labels['route'] ?? '')).length,
+      0,
+    );
+    assert.equal(
+      samplesOf(lastScrape, 'model_platform_http_requests_total').some((sample) => sample.labels['model'] === 'no-such-model-8172'),
+      false,
+    );
 
-    const timed = assertHistogramSeries(lastScrape, 'model_platform_http_request_duration_seconds', { route: chatRoute, method: 'POST', model: 'glm-4.7', status: '200' });
+    const timed = assertHistogramSeries(lastScrape, 'model_platform_http_request_duration_seconds', {
+      route: chatRoute,
+      method: 'POST',
+      model: 'glm-4.7',
+      status: '200',
+    });
     assert.equal(timed.count, 1);
     assert.ok(timed.sum > 0);
 
@@ -90,7 +93,12 @@ describe('GET /metrics after real requests (fake OpenAI-compatible engine on loo
   });
 
   it('shows a stream in active_streams while it is open, and times it to its last event', async () => {
-    engine.enqueue(sseReply([vllmChunk({ role: 'assistant', content: 'Hel' }), vllmChunk({ content: 'lo' }, 'stop'), vllmUsageChunk({ promptTokens: 3, completionTokens: 2 })], { delayMs: 150 }));
+    engine.enqueue(
+      sseReply(
+        [vllmChunk({ role: 'assistant', content: 'Hel' }), vllmChunk({ content: 'lo' }, 'stop'), vllmUsageChunk({ promptTokens: 3, completionTokens: 2 })],
+        { delayMs: 150 },
+      ),
+    );
     const response = await fetch(`${origin}${chatRoute}`, {
       method: 'POST',
       headers: { authorization: test.authorization, 'content-type': 'application/json' },
@@ -110,13 +118,23 @@ describe('GET /metrics after real requests (fake OpenAI-compatible engine on loo
     }
     assert.equal(valueOf(lastScrape, 'model_platform_active_streams', { route: chatRoute }), 0);
     assert.equal(requests({ route: chatRoute, method: 'POST', model: 'glm-4.7', status: '200' }), 2);
-    const streamed = assertHistogramSeries(lastScrape, 'model_platform_http_request_duration_seconds', { route: chatRoute, method: 'POST', model: 'glm-4.7', status: '200' });
+    const streamed = assertHistogramSeries(lastScrape, 'model_platform_http_request_duration_seconds', {
+      route: chatRoute,
+      method: 'POST',
+      model: 'glm-4.7',
+      status: '200',
+    });
     assert.ok(streamed.sum >= 0.4, `the stream took three delays of 150 ms: ${streamed.sum}`);
     assert.equal(valueOf(lastScrape, 'model_platform_tokens_total', { model: 'glm-4.7', kind: 'completion' }), 8);
   });
 
   it('counts a stream whose client left before its end as 499, and closes it in active_streams', async () => {
-    engine.enqueue(sseReply([vllmChunk({ role: 'assistant', content: 'Hel' }), vllmChunk({ content: 'lo' }, 'stop'), vllmUsageChunk({ promptTokens: 3, completionTokens: 2 })], { delayMs: 300 }));
+    engine.enqueue(
+      sseReply(
+        [vllmChunk({ role: 'assistant', content: 'Hel' }), vllmChunk({ content: 'lo' }, 'stop'), vllmUsageChunk({ promptTokens: 3, completionTokens: 2 })],
+        { delayMs: 300 },
+      ),
+    );
     const leave = new AbortController();
     const response = await fetch(`${origin}${chatRoute}`, {
       method: 'POST',

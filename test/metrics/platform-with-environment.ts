@@ -20,7 +20,10 @@ export interface EnvironmentPlatform {
  * before the platform opens. Its answers are checked against their response schemas (`close()`
  * fails on a mismatch).
  */
-export async function platformWithEnvironment(environment: NodeJS.ProcessEnv, prepare: (dataDir: string) => void = () => undefined): Promise<EnvironmentPlatform> {
+export async function platformWithEnvironment(
+  environment: NodeJS.ProcessEnv,
+  prepare: (dataDir: string) => void = () => undefined,
+): Promise<EnvironmentPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'model-platform-ops-'));
   prepare(dataDir);
   const fullEnvironment = { MODEL_PLATFORM_DATA_DIR: dataDir, ...environment };

@@ -27,7 +27,10 @@ export function parseScrape(text: string): Scrape {
   for (const line of text.slice(0, -1).split('\n')) {
     const help = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
     if (help !== null) {
-      helps.set(help[1] as string, (help[2] as string).replace(/\\(n|\\)/g, (_match, escaped: string) => (escaped === 'n' ? '\n' : '\\')));
+      helps.set(
+        help[1] as string,
+        (help[2] as string).replace(/\\(n|\\)/g, (_match, escaped: string) => (escaped === 'n' ? '\n' : '\\')),
+      );
       continue;
     }
     const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram)$/.exec(line);
@@ -104,9 +107,7 @@ export function valueOf(scrape: Scrape, name: string, labels: Readonly<Record<st
 
 /** Checks a histogram series as Prometheus needs it: cumulative buckets that never go down, +Inf last and equal to _count. */
 export function assertHistogramSeries(scrape: Scrape, name: string, labels: Readonly<Record<string, string>>): { count: number; sum: number } {
-  const buckets = samplesOf(scrape, `${name}_bucket`, labels).filter(
-    (sample) => Object.keys(sample.labels).length === Object.keys(labels).length + 1,
-  );
+  const buckets = samplesOf(scrape, `${name}_bucket`, labels).filter((sample) => Object.keys(sample.labels).length === Object.keys(labels).length + 1);
   assert.ok(buckets.length >= 2, `${name}${JSON.stringify(labels)} has buckets`);
   const bounds = buckets.map((sample) => (sample.labels['le'] === '+Inf' ? Infinity : Number(sample.labels['le'])));
   for (let index = 1; index < buckets.length; index += 1) {

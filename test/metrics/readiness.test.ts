@@ -20,7 +20,11 @@ describe('GET /readyz asks the database, Redis and the object store', () => {
     try {
       const response = await test.app.inject({ method: 'GET', url: '/readyz' });
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(response.json(), { status: 'ready', database: 'sqlite', checks: { database: 'ok', redis: 'not configured', objectStore: 'ok', disk: 'ok' } });
+      assert.deepEqual(response.json(), {
+        status: 'ready',
+        database: 'sqlite',
+        checks: { database: 'ok', redis: 'not configured', objectStore: 'ok', disk: 'ok' },
+      });
       assert.deepEqual((await test.app.inject({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
     } finally {
       await test.close();

@@ -59,7 +59,10 @@ describe('configuration errors never print values', () => {
   it('config check and serve print the key, never the value', async () => {
     const bad = join(dataDir, 'bad.yaml');
     writeFileSync(bad, `models:\n  glm-4.6: { backend: zai, apikey: "${secret}" }\n`);
-    for (const args of [['config', 'check', '--config', bad], ['serve', '--config', bad]]) {
+    for (const args of [
+      ['config', 'check', '--config', bad],
+      ['serve', '--config', bad],
+    ]) {
       const result = await runCli(args, { MODEL_PLATFORM_DATA_DIR: join(dataDir, 'data'), PORT: '0' });
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /models\.glm-4\.6\.apikey/);

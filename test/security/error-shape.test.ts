@@ -51,11 +51,17 @@ describe('one error shape for every answer the server writes', () => {
     const auth = () => `Authorization: ${test.authorization}\r\n`;
     const cases: { name: string; request: () => string | Buffer; status: number; code: string }[] = [
       { name: 'a URL over 16 KB', request: () => `GET /paas/v4/files?after=${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`, status: 431, code: '431' },
-      { name: 'a header over the limit', request: () => `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20 * 1024)}\r\n\r\n`, status: 431, code: '431' },
+      {
+        name: 'a header over the limit',
+        request: () => `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20 * 1024)}\r\n\r\n`,
+        status: 431,
+        code: '431',
+      },
       { name: 'a malformed header line', request: () => 'GET /healthz HTTP/1.1\r\nHost: x\r\nthis is not a header\r\n\r\n', status: 400, code: '1210' },
       {
         name: 'bad chunked encoding',
-        request: () => `POST ${chatPath} HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+        request: () =>
+          `POST ${chatPath} HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
         status: 400,
         code: '1210',
       },
@@ -67,7 +73,8 @@ describe('one error shape for every answer the server writes', () => {
       },
       {
         name: 'both Content-Length and chunked',
-        request: () => `POST ${chatPath} HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+        request: () =>
+          `POST ${chatPath} HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
         status: 400,
         code: '1210',
       },
@@ -114,7 +121,12 @@ describe('one error shape for every answer the server writes', () => {
 
     it('cuts a long Content-Type and a long undecodable URL part in their messages', async () => {
       const contentType = `application/x-${'c'.repeat(5000)}`;
-      const response = await test.app.inject({ method: 'POST', url: chatPath, headers: { authorization: test.authorization, 'content-type': contentType }, payload: 'x' });
+      const response = await test.app.inject({
+        method: 'POST',
+        url: chatPath,
+        headers: { authorization: test.authorization, 'content-type': contentType },
+        payload: 'x',
+      });
       assertPlatformError(response, { status: 400, code: '1210' });
       assert.ok(response.body.length < 400, response.body.slice(0, 200));
       const url = await test.app.inject({ method: 'GET', url: `/paas/v4/files/${'%zz'.repeat(3000)}`, headers: { authorization: test.authorization } });
@@ -153,7 +165,11 @@ describe('one error shape for every answer the server writes', () => {
     it('refuses a bad request_id in a multipart form before the engine is called', async () => {
       const audio = Buffer.from('RIFF....WAVEfmt fake audio bytes');
       for (const requestId of ['abc\r\ndefgh', 'запрос-000001']) {
-        const response = await postForm(test, '/paas/v4/audio/transcriptions', [['model', 'my-asr'], ['request_id', requestId], ['file', audio, 'speech.wav', 'audio/wav']]);
+        const response = await postForm(test, '/paas/v4/audio/transcriptions', [
+          ['model', 'my-asr'],
+          ['request_id', requestId],
+          ['file', audio, 'speech.wav', 'audio/wav'],
+        ]);
         assertPlatformError(response, { status: 400, code: '1214', mentions: ['request_id'] });
         assert.match(String(response.headers['x-request-id']), generatedId);
       }

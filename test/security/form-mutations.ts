@@ -24,20 +24,42 @@ export function validForm(schema: SchemaNode, random: SeededRandom, hints: Value
   const parts: RawPart[] = [];
   for (const [name, property] of Object.entries(flat.properties ?? {})) {
     if (property.format === 'binary') {
-      if ((flat.required ?? []).includes(name) || random.chance(0.8)) parts.push({ name, value: fileBytes, filename: fileName, contentType: 'application/octet-stream' });
+      if ((flat.required ?? []).includes(name) || random.chance(0.8))
+        parts.push({ name, value: fileBytes, filename: fileName, contentType: 'application/octet-stream' });
       continue;
     }
     if (!Object.hasOwn(value, name)) continue;
     const item = value[name];
     if (Array.isArray(item)) for (const element of item) parts.push({ name: `${name}[]`, value: asFieldText(element) });
-    else if (item !== null && typeof item === 'object') for (const [key, inner] of Object.entries(item)) parts.push({ name: `${name}[${key}]`, value: asFieldText(inner) });
+    else if (item !== null && typeof item === 'object')
+      for (const [key, inner] of Object.entries(item)) parts.push({ name: `${name}[${key}]`, value: asFieldText(inner) });
     else parts.push({ name, value: String(item) });
   }
   return parts;
 }
 
-const oddFieldNames = ['__proto__', 'constructor', 'prototype', '__proto__[polluted]', 'constructor[prototype][polluted]', 'hotwords[__proto__]', 'sensitive_word_check[__proto__]', 'hotwords[][]', '[]', ''];
-const oddFileNames = ['', '../../../../etc/passwd', 'a\r\nContent-Type: text/html', '🙂'.repeat(300), 'x'.repeat(5000), 'nul\u0000.wav', '.', 'C:\\windows\\win.ini'];
+const oddFieldNames = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  '__proto__[polluted]',
+  'constructor[prototype][polluted]',
+  'hotwords[__proto__]',
+  'sensitive_word_check[__proto__]',
+  'hotwords[][]',
+  '[]',
+  '',
+];
+const oddFileNames = [
+  '',
+  '../../../../etc/passwd',
+  'a\r\nContent-Type: text/html',
+  '🙂'.repeat(300),
+  'x'.repeat(5000),
+  'nul\u0000.wav',
+  '.',
+  'C:\\windows\\win.ini',
+];
 
 /** A valid form with one hostile change: a field value, an odd field or file name, repeated or missing parts, many or huge fields. */
 export function mutateForm(valid: readonly RawPart[], schema: SchemaNode, random: SeededRandom, allowHuge: boolean): FormCase {
@@ -59,7 +81,11 @@ export function mutateForm(valid: readonly RawPart[], schema: SchemaNode, random
     const filename = random.pick(oddFileNames);
     const file = parts.find((part) => part.filename !== undefined);
     const others = parts.filter((part) => part !== file);
-    return { label: `file name ${JSON.stringify(filename.slice(0, 40))}`, parts: [...others, { name: file?.name ?? 'file', value: file?.value ?? 'x', filename }], closing: true };
+    return {
+      label: `file name ${JSON.stringify(filename.slice(0, 40))}`,
+      parts: [...others, { name: file?.name ?? 'file', value: file?.value ?? 'x', filename }],
+      closing: true,
+    };
   }
   if (roll < 0.68) {
     const dropped = random.pick(parts.length > 0 ? parts : [{ name: 'none', value: '' }]);
@@ -70,15 +96,32 @@ export function mutateForm(valid: readonly RawPart[], schema: SchemaNode, random
     return { label: `part '${repeated.name}' sent three times`, parts: [...parts, repeated, repeated], closing: true };
   }
   if (roll < 0.82) {
-    return { label: 'a file part under a text field name', parts: [...parts, { name: random.pick(fieldNames.length > 0 ? fieldNames : ['model']), value: 'abc', filename: 'a.txt', contentType: 'text/plain' }], closing: true };
+    return {
+      label: 'a file part under a text field name',
+      parts: [...parts, { name: random.pick(fieldNames.length > 0 ? fieldNames : ['model']), value: 'abc', filename: 'a.txt', contentType: 'text/plain' }],
+      closing: true,
+    };
   }
   if (roll < 0.86) {
-    return { label: 'a part without Content-Disposition', parts: [...parts, { name: '', value: 'orphan', rawHeaders: 'Content-Type: text/plain\r\n' }], closing: true };
+    return {
+      label: 'a part without Content-Disposition',
+      parts: [...parts, { name: '', value: 'orphan', rawHeaders: 'Content-Type: text/plain\r\n' }],
+      closing: true,
+    };
   }
   if (roll < 0.9) return { label: 'no closing boundary', parts, closing: false };
   if (roll < 0.95 && allowHuge) {
     return { label: '2000 small fields', parts: [...parts, ...Array.from({ length: 2000 }, (_, index) => ({ name: `f${index}`, value: 'v' }))], closing: true };
   }
-  if (allowHuge) return { label: 'a 2 MiB text field', parts: [...parts, { name: random.pick(fieldNames.length > 0 ? fieldNames : ['x']), value: 'x'.repeat(2 * 1024 * 1024) }], closing: true };
-  return { label: 'a part with a broken header line', parts: [...parts, { name: '', value: 'x', rawHeaders: 'Content-Disposition form-data name=broken\r\n' }], closing: true };
+  if (allowHuge)
+    return {
+      label: 'a 2 MiB text field',
+      parts: [...parts, { name: random.pick(fieldNames.length > 0 ? fieldNames : ['x']), value: 'x'.repeat(2 * 1024 * 1024) }],
+      closing: true,
+    };
+  return {
+    label: 'a part with a broken header line',
+    parts: [...parts, { name: '', value: 'x', rawHeaders: 'Content-Disposition form-data name=broken\r\n' }],
+    closing: true,
+  };
 }

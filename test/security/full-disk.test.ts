@@ -131,10 +131,14 @@ describe('a full data disk (ENOSPC injected in the local disk)', () => {
   });
 
   it('refuses an upload with 503 naming the full storage, keeps no record and no bytes, and takes it again once space is freed', async () => {
-    const upload = () => postForm(test, '/paas/v4/files', [['purpose', 'agent'], ['file', Buffer.alloc(200_000, 7), 'glossary.csv', 'text/csv']]);
+    const upload = () =>
+      postForm(test, '/paas/v4/files', [
+        ['purpose', 'agent'],
+        ['file', Buffer.alloc(200_000, 7), 'glossary.csv', 'text/csv'],
+      ]);
     disk.fill(50_000);
     const refused = await upload();
-    assertPlatformError(refused, { status: 503, code: '503', mentions: ["storage is full"] });
+    assertPlatformError(refused, { status: 503, code: '503', mentions: ['storage is full'] });
     assertTellsNothingInternal(refused.body, test.dataDir);
     const listed = await listFiles(test);
     assert.equal(listed.statusCode, 200, listed.body);
@@ -148,7 +152,10 @@ describe('a full data disk (ENOSPC injected in the local disk)', () => {
     const id = (accepted.json() as { id: string }).id;
     const content = await test.app.inject({ method: 'GET', url: `/paas/v4/files/${id}/content`, headers: { authorization: test.authorization } });
     assert.equal(content.rawPayload.byteLength, 200_000);
-    assert.deepEqual((await listFiles(test)).json().data.map((file: { id: string }) => file.id), [id]);
+    assert.deepEqual(
+      (await listFiles(test)).json().data.map((file: { id: string }) => file.id),
+      [id],
+    );
   });
 
   it('ends an image task FAIL with the storage reason, leaves an earlier task whole, and runs the next once space is freed', async () => {
@@ -272,14 +279,17 @@ describe('a full database (SQLITE_FULL)', () => {
     assert.equal((await waitForTask(test, (accepted.json() as { id: string }).id)).task_status, 'SUCCESS');
   });
 
-  it("an upload whose record cannot be written answers 503 and keeps neither record nor bytes", async () => {
+  it('an upload whose record cannot be written answers 503 and keeps neither record nor bytes', async () => {
     const before = ((await listFiles(test)).json() as { data: { id: string }[] }).data.length;
     const freeSpace = fillDatabase();
     let refused;
     try {
       // Small records fit the pages there are until one needs a new page; that upload must fail cleanly.
       for (let attempt = 0; attempt < 90 && refused === undefined; attempt += 1) {
-        const response = await postForm(test, '/paas/v4/files', [['purpose', 'agent'], ['file', Buffer.from(`row ${attempt}`), `terms-${'x'.repeat(200)}.txt`, 'text/plain']]);
+        const response = await postForm(test, '/paas/v4/files', [
+          ['purpose', 'agent'],
+          ['file', Buffer.from(`row ${attempt}`), `terms-${'x'.repeat(200)}.txt`, 'text/plain'],
+        ]);
         if (response.statusCode !== 200) refused = response;
       }
     } finally {
@@ -308,7 +318,9 @@ async function startFailingS3(): Promise<{ url: string; requests: () => number; 
     requests += 1;
     request.resume();
     response.writeHead(500, { 'content-type': 'application/xml' });
-    response.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error at /var/lib/s3/disk1.</Message></Error>');
+    response.end(
+      '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error at /var/lib/s3/disk1.</Message></Error>',
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -330,7 +342,10 @@ async function withKey(environment: EnvironmentPlatform): Promise<TestPlatform> 
 
 describe('an unavailable object store (S3)', () => {
   async function assertUnavailable(test: TestPlatform, reason: RegExp): Promise<void> {
-    const refused = await postForm(test, '/paas/v4/files', [['purpose', 'agent'], ['file', Buffer.alloc(1_000, 1), 'terms.txt', 'text/plain']]);
+    const refused = await postForm(test, '/paas/v4/files', [
+      ['purpose', 'agent'],
+      ['file', Buffer.alloc(1_000, 1), 'terms.txt', 'text/plain'],
+    ]);
     assertPlatformError(refused, { status: 503, code: '503', mentions: ['object store is unavailable'] });
     assert.match(refused.body, reason);
     assert.doesNotMatch(refused.body, /127\.0\.0\.1|\/var\/lib|internal error at/, `no address or upstream text in ${refused.body}`);
@@ -393,7 +408,10 @@ describe('a real full disk (a small tmpfs as the data dir)', { skip: canMountTmp
       const filler = join(mountPoint, 'filler');
       fillUp(filler);
 
-      const refused = await postForm(client, '/paas/v4/files', [['purpose', 'agent'], ['file', Buffer.alloc(1024 * 1024, 3), 'big.bin']]);
+      const refused = await postForm(client, '/paas/v4/files', [
+        ['purpose', 'agent'],
+        ['file', Buffer.alloc(1024 * 1024, 3), 'big.bin'],
+      ]);
       assertPlatformError(refused, { status: 503, code: '503', mentions: ['storage is full'] });
       assertTellsNothingInternal(refused.body, mountPoint);
       assert.deepEqual(filesUnder(join(dataDir, 'blobs', 'files')), []);
@@ -404,7 +422,10 @@ describe('a real full disk (a small tmpfs as the data dir)', { skip: canMountTmp
 
       rmSync(filler);
       assert.equal((await readyz(client)).status, 200);
-      const accepted = await postForm(client, '/paas/v4/files', [['purpose', 'agent'], ['file', Buffer.alloc(1024 * 1024, 3), 'big.bin']]);
+      const accepted = await postForm(client, '/paas/v4/files', [
+        ['purpose', 'agent'],
+        ['file', Buffer.alloc(1024 * 1024, 3), 'big.bin'],
+      ]);
       assert.equal(accepted.statusCode, 200, accepted.body);
     } finally {
       await test?.close();

@@ -84,7 +84,8 @@ export function mutateBody(valid: unknown, schema: SchemaNode, random: SeededRan
   if (roll < 0.18 && body !== null && typeof body === 'object' && !Array.isArray(body)) {
     const record = body as Record<string, unknown>;
     const required = flatten(schema).required ?? [];
-    const name = required.length > 0 && random.chance(0.7) ? random.pick(required) : random.pick(['__proto__', 'constructor', 'unknown_field', 'x'.repeat(300)]);
+    const name =
+      required.length > 0 && random.chance(0.7) ? random.pick(required) : random.pick(['__proto__', 'constructor', 'unknown_field', 'x'.repeat(300)]);
     if (Object.hasOwn(record, name)) {
       Reflect.deleteProperty(record, name);
       return { label: `required field '${name}' removed`, value: body };

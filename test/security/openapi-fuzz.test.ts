@@ -132,26 +132,69 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
     });
     assert.equal(uploaded.statusCode, 200, uploaded.body);
     const fileId = (uploaded.json() as { id: string }).id;
-    const urls = [...web.urls, 'http://127.0.0.1:1/page', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'file:///etc/passwd', 'gopher://127.0.0.1/', dotDataUrl];
+    const urls = [
+      ...web.urls,
+      'http://127.0.0.1:1/page',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]/',
+      'file:///etc/passwd',
+      'gopher://127.0.0.1/',
+      dotDataUrl,
+    ];
     const inline = [dotDataUrl, ...malformedInline];
     const audio = [wav, wav.subarray(0, 44), wav.subarray(0, 20), Buffer.from('ID3\u0004\u0000garbage that is not an mp3 frame')];
     const shared: [string, unknown[]][] = [
-      ['url', urls], ['image_url', [...urls, ...inline]], ['file_url', urls], ['video_url', urls], ['file', [...inline, ...urls]],
+      ['url', urls],
+      ['image_url', [...urls, ...inline]],
+      ['file_url', urls],
+      ['video_url', urls],
+      ['file', [...inline, ...urls]],
       ['file_base64', audio.map((bytes) => bytes.toString('base64'))],
-      ['messages', [[{ role: 'user', content: 'Hello' }], [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hi' }] }]]],
-      ['search_engine', ['search-prime']], ['agent_id', ['general_translation', 'slides_glm_agent', 'vidu_template_agent']],
+      [
+        'messages',
+        [
+          [{ role: 'user', content: 'Hello' }],
+          [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+          ],
+        ],
+      ],
+      ['search_engine', ['search-prime']],
+      ['agent_id', ['general_translation', 'slides_glm_agent', 'vidu_template_agent']],
     ];
     // pdf.js and the OCR models load on first use (seconds on a busy machine): loaded here, so that the per-case timeout measures the request.
-    for (const [url, body] of [['/paas/v4/reader', { url: web.urls.find((candidate) => candidate.endsWith('.pdf')) }], ['/paas/v4/layout_parsing', { model: 'glm-ocr', file: dotDataUrl }]] as const) {
-      await test.app.inject({ method: 'POST', url, headers: { authorization: test.authorization, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    for (const [url, body] of [
+      ['/paas/v4/reader', { url: web.urls.find((candidate) => candidate.endsWith('.pdf')) }],
+      ['/paas/v4/layout_parsing', { model: 'glm-ocr', file: dotDataUrl }],
+    ] as const) {
+      await test.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: test.authorization, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
     }
     for (const operation of operations) {
-      const models = operation.path.includes('images') ? ['my-painter', 'glm-image'] : operation.path.includes('audio') ? ['glm-asr-2512'] : operation.path.includes('layout') ? ['glm-ocr'] : operation.path.includes('videos') ? ['cogvideox-3'] : ['glm-4.7', 'glm-4.6v'];
+      const models = operation.path.includes('images')
+        ? ['my-painter', 'glm-image']
+        : operation.path.includes('audio')
+          ? ['glm-asr-2512']
+          : operation.path.includes('layout')
+            ? ['glm-ocr']
+            : operation.path.includes('videos')
+              ? ['cogvideox-3']
+              : ['glm-4.7', 'glm-4.6v'];
       const ids = operation.path.startsWith('/admin') ? [keyId] : operation.path.includes('files') ? [fileId] : ['no-such-task'];
       contexts.set(operation.operationId, {
         hints: new Map([...shared, ['model', models], ['id', ids], ['key_id', [keyId]]]),
         authorization: operation.path.startsWith('/admin') ? admin : test.authorization,
-        files: operation.path.includes('audio') ? audio.map((bytes, index) => ({ bytes, name: `a${index}.${index === 3 ? 'mp3' : 'wav'}` })) : [{ bytes: Buffer.from('term\tTerm\n'), name: 'glossary.txt' }, { bytes: Buffer.from([0xff, 0xfe, 0, 0xd8]), name: 'binary.txt' }],
+        files: operation.path.includes('audio')
+          ? audio.map((bytes, index) => ({ bytes, name: `a${index}.${index === 3 ? 'mp3' : 'wav'}` }))
+          : [
+              { bytes: Buffer.from('term\tTerm\n'), name: 'glossary.txt' },
+              { bytes: Buffer.from([0xff, 0xfe, 0, 0xd8]), name: 'binary.txt' },
+            ],
       });
     }
   });
@@ -202,11 +245,19 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
           cleanPrototypes = prototypeNames();
         }
         sent += 1;
-        if (process.env['FUZZ_TRACE'] !== undefined) context.diagnostic(`${index} ${operation.operationId} ${status} ${Date.now() - startedAt} ms [${request.label.slice(0, 80)}] ${request.url.slice(0, 100)} ${String(request.payload ?? "").slice(0, 200)}`);
-        if (problem !== undefined) failures.push(`case ${index} (FUZZ_SEED=${seed} FUZZ_CASE=${index}) ${operation.operationId} [${request.label}]: ${problem}\n    request: ${describeRequest(request)}`);
+        if (process.env['FUZZ_TRACE'] !== undefined)
+          context.diagnostic(
+            `${index} ${operation.operationId} ${status} ${Date.now() - startedAt} ms [${request.label.slice(0, 80)}] ${request.url.slice(0, 100)} ${String(request.payload ?? '').slice(0, 200)}`,
+          );
+        if (problem !== undefined)
+          failures.push(
+            `case ${index} (FUZZ_SEED=${seed} FUZZ_CASE=${index}) ${operation.operationId} [${request.label}]: ${problem}\n    request: ${describeRequest(request)}`,
+          );
       }
     }
-    context.diagnostic(`${sent} cases sent, ${failures.length} failed; answers by operation and status: ${[...statuses].map(([tally, count]) => `${tally}×${count}`).join(', ')}`);
+    context.diagnostic(
+      `${sent} cases sent, ${failures.length} failed; answers by operation and status: ${[...statuses].map(([tally, count]) => `${tally}×${count}`).join(', ')}`,
+    );
     assert.deepEqual(crashes, [], 'uncaught exceptions or unhandled rejections');
     assert.equal(failures.length, 0, `${failures.length} failing cases (seed ${seed}):\n${failures.slice(0, 40).join('\n')}`);
   });
@@ -223,9 +274,11 @@ describe(`OpenAPI fuzzer (FUZZ_SEED=${seed})`, () => {
       if (answer === 'timeout') problem = `no answer within ${caseTimeoutMs} ms`;
       else if (answer === 'closed') problem = rawCase.mayClose === true ? undefined : 'the connection closed without an answer';
       else problem = answerProblem(answer, allowedServerErrors);
-      if (problem !== undefined && answer !== 'timeout' && answer !== 'closed') problem = `${problem} — ${answer.status} ${answer.body.toString().slice(0, 300)}`;
+      if (problem !== undefined && answer !== 'timeout' && answer !== 'closed')
+        problem = `${problem} — ${answer.status} ${answer.body.toString().slice(0, 300)}`;
       if (crashes.length > crashesBefore) problem = `${problem ?? ''} crash: ${crashes.slice(crashesBefore).join(' | ').slice(0, 500)}`;
-      if (process.env['FUZZ_TRACE'] !== undefined) context.diagnostic(`${rawCase.label}: ${typeof answer === 'string' ? answer : `${answer.status} ${answer.body.toString().slice(0, 120)}`}`);
+      if (process.env['FUZZ_TRACE'] !== undefined)
+        context.diagnostic(`${rawCase.label}: ${typeof answer === 'string' ? answer : `${answer.status} ${answer.body.toString().slice(0, 120)}`}`);
       const health = await sendRaw(port, Buffer.from('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'), { timeoutMs: caseTimeoutMs });
       if (health === 'timeout' || health === 'closed' || health.status !== 200) problem = `${problem ?? ''} and the server stopped answering /healthz`;
       if (problem !== undefined) failures.push(`raw case '${rawCase.label}': ${problem}`);

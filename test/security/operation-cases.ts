@@ -22,16 +22,64 @@ export interface OperationContext {
   readonly files: readonly { readonly bytes: Uint8Array; readonly name: string }[];
 }
 
-const hostilePathValues = ['', 'x'.repeat(2000), '%00', '..', '%2e%2e%2f%2e%2e', '%E0%A4%A', '%ZZ', '__proto__', 'constructor', '%F0%9F%99%82', '-1', '1e9', ';', '*', '%0d%0aX-Injected:%201'];
-const hostileQueryPairs = ['__proto__[polluted]=1', 'constructor[prototype][polluted]=1', '__proto__=1', 'a[b][c][d][e][f][g]=1', `${'x'.repeat(3000)}=1`, '=', '&&&', 'limit=1&limit=2', 'order[]=asc', 'purpose=%00', 'limit=%ZZ'];
-const oddContentTypes = ['text/plain', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/xml', 'application/json;;;', 'APPLICATION/JSON', '*/*'];
-const oddAuthorizations = ['', 'Bearer ', 'Bearer x.y', 'Bearer a.b.c', 'Basic dXNlcjpwYXNz', 'Bearer eyJhbGciOiJub25lIn0.eyJhcGlfa2V5IjoieCJ9.', `Bearer ${'k'.repeat(4000)}.${'s'.repeat(16)}`];
+const hostilePathValues = [
+  '',
+  'x'.repeat(2000),
+  '%00',
+  '..',
+  '%2e%2e%2f%2e%2e',
+  '%E0%A4%A',
+  '%ZZ',
+  '__proto__',
+  'constructor',
+  '%F0%9F%99%82',
+  '-1',
+  '1e9',
+  ';',
+  '*',
+  '%0d%0aX-Injected:%201',
+];
+const hostileQueryPairs = [
+  '__proto__[polluted]=1',
+  'constructor[prototype][polluted]=1',
+  '__proto__=1',
+  'a[b][c][d][e][f][g]=1',
+  `${'x'.repeat(3000)}=1`,
+  '=',
+  '&&&',
+  'limit=1&limit=2',
+  'order[]=asc',
+  'purpose=%00',
+  'limit=%ZZ',
+];
+const oddContentTypes = [
+  'text/plain',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/xml',
+  'application/json;;;',
+  'APPLICATION/JSON',
+  '*/*',
+];
+const oddAuthorizations = [
+  '',
+  'Bearer ',
+  'Bearer x.y',
+  'Bearer a.b.c',
+  'Basic dXNlcjpwYXNz',
+  'Bearer eyJhbGciOiJub25lIn0.eyJhcGlfa2V5IjoieCJ9.',
+  `Bearer ${'k'.repeat(4000)}.${'s'.repeat(16)}`,
+];
 /** Bytes that are not UTF-8: a lone continuation byte, 0xff, a UTF-16 surrogate encoded, an overlong slash. */
 const invalidUtf8 = Buffer.from([0xc3, 0x28, 0xff, 0xed, 0xa0, 0x80, 0xc0, 0xaf]);
 
 /** Percent-encodes the UTF-8 bytes (a lone surrogate, which encodeURIComponent refuses, becomes EF BF BD). */
 function percentEncode(text: string): string {
-  return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(text, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 }
 
 function parameterValue(parameter: OperationParameter, random: SeededRandom, hints: ValueHints): string {
@@ -50,7 +98,9 @@ function buildPath(operation: FuzzOperation, values: ReadonlyMap<string, string>
  */
 export function operationCase(operation: FuzzOperation, context: OperationContext, random: SeededRandom, allowHuge: boolean): FuzzRequest {
   const pathValues = new Map(operation.pathParameters.map((parameter) => [parameter.name, percentEncode(parameterValue(parameter, random, context.hints))]));
-  const query = operation.queryParameters.filter(() => random.chance(0.5)).map((parameter) => `${parameter.name}=${percentEncode(parameterValue(parameter, random, context.hints))}`);
+  const query = operation.queryParameters
+    .filter(() => random.chance(0.5))
+    .map((parameter) => `${parameter.name}=${percentEncode(parameterValue(parameter, random, context.hints))}`);
   const headers: Record<string, string> = { authorization: context.authorization };
   let label = 'valid';
   let payload: Buffer | string | undefined;
@@ -81,7 +131,12 @@ export function operationCase(operation: FuzzOperation, context: OperationContex
     ['authorization', 0.6],
     ...(operation.pathParameters.length > 0 ? ([['path', 3]] as const) : []),
     ...(operation.queryParameters.length > 0 ? ([['query', 3]] as const) : []),
-    ...(payload !== undefined ? ([['content type', 1], ['no content type', 0.4]] as const) : []),
+    ...(payload !== undefined
+      ? ([
+          ['content type', 1],
+          ['no content type', 0.4],
+        ] as const)
+      : []),
     ...(typeof payload === 'string' && payload.includes('":"') ? ([['not UTF-8', 1]] as const) : []),
   ];
   let pick = random.next() * kinds.reduce((total, [, weight]) => total + weight, 0);

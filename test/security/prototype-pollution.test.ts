@@ -138,7 +138,6 @@ describe('Prototype pollution through request names', () => {
     'model[prototype]',
   ];
 
-
   it('multipart fields named __proto__, constructor or prototype are refused or kept as data, never written into a prototype', async () => {
     const multipart = (await operations()).filter((operation) => operation.contentTypes.includes('multipart/form-data'));
     const paths = multipart.map((operation) => operation.path);

@@ -27,8 +27,19 @@ function request(path: string, headers: readonly string[], body: Buffer | string
 export function rawHttpCases(authorization: string): RawCase[] {
   const auth = `Authorization: ${authorization}`;
   const json = 'Content-Type: application/json';
-  const invalid = Buffer.concat([Buffer.from('{"model":"glm-4.7","messages":[{"role":"user","content":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}]}')]);
-  const form = (closing: boolean) => encodeMultipart([{ name: 'purpose', value: 'user_data' }, { name: 'file', value: 'term\tTerm\n'.repeat(50), filename: 'g.txt', contentType: 'text/plain' }], { closing });
+  const invalid = Buffer.concat([
+    Buffer.from('{"model":"glm-4.7","messages":[{"role":"user","content":"'),
+    Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
+    Buffer.from('"}]}'),
+  ]);
+  const form = (closing: boolean) =>
+    encodeMultipart(
+      [
+        { name: 'purpose', value: 'user_data' },
+        { name: 'file', value: 'term\tTerm\n'.repeat(50), filename: 'g.txt', contentType: 'text/plain' },
+      ],
+      { closing },
+    );
   const complete = form(true);
   const truncated = form(false);
   const multipart = `Content-Type: ${complete.contentType}`;
@@ -41,7 +52,14 @@ export function rawHttpCases(authorization: string): RawCase[] {
     { label: 'Content-Encoding gzip with a real gzip body', bytes: request(chatPath, [auth, json, 'Content-Encoding: gzip'], gzipSync(validChat)) },
     { label: 'Content-Encoding br, deflate', bytes: request(chatPath, [auth, json, 'Content-Encoding: br, deflate'], validChat) },
     { label: 'text/plain body', bytes: request(chatPath, [auth, 'Content-Type: text/plain'], validChat) },
-    { label: 'application/json; charset=latin1', bytes: request(chatPath, [auth, 'Content-Type: application/json; charset=latin1'], Buffer.from('{"model":"glm-4.7","messages":[{"role":"user","content":"caf\xe9"}]}', 'latin1')) },
+    {
+      label: 'application/json; charset=latin1',
+      bytes: request(
+        chatPath,
+        [auth, 'Content-Type: application/json; charset=latin1'],
+        Buffer.from('{"model":"glm-4.7","messages":[{"role":"user","content":"caf\xe9"}]}', 'latin1'),
+      ),
+    },
     { label: 'no content type', bytes: request(chatPath, [auth], validChat) },
     { label: 'two Content-Type headers', bytes: request(chatPath, [auth, json, 'Content-Type: text/plain'], validChat) },
     { label: 'a Content-Type listing two types', bytes: request(chatPath, [auth, 'Content-Type: application/json, text/plain'], validChat) },
@@ -50,11 +68,26 @@ export function rawHttpCases(authorization: string): RawCase[] {
     { label: 'a truncated JSON body', bytes: request(chatPath, [auth, json], validChat.slice(0, 25)) },
     { label: 'arrays nested 10k deep as the body', bytes: request(chatPath, [auth, json], deep) },
     { label: 'arrays nested 10k deep as a field', bytes: request(chatPath, [auth, json], `{"model":"glm-4.7","messages":${deep}}`) },
-    { label: 'objects nested 10k deep in tool parameters', bytes: request(chatPath, [auth, json], `{"model":"glm-4.7","messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}]}`) },
+    {
+      label: 'objects nested 10k deep in tool parameters',
+      bytes: request(
+        chatPath,
+        [auth, json],
+        `{"model":"glm-4.7","messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}]}`,
+      ),
+    },
     { label: 'two Authorization headers', bytes: request(chatPath, [auth, auth, json], validChat) },
-    { label: 'Content-Length larger than the body, then the client closes', bytes: request(chatPath, [auth, json], validChat, { length: validChat.length + 100 }), halfClose: true, mayClose: true },
+    {
+      label: 'Content-Length larger than the body, then the client closes',
+      bytes: request(chatPath, [auth, json], validChat, { length: validChat.length + 100 }),
+      halfClose: true,
+      mayClose: true,
+    },
     { label: 'chunked body with a bad chunk size', bytes: request(chatPath, [auth, json, 'Transfer-Encoding: chunked'], 'zz\r\n{}\r\n0\r\n\r\n') },
-    { label: 'both Content-Length and Transfer-Encoding', bytes: request(chatPath, [auth, json, 'Content-Length: 4', 'Transfer-Encoding: chunked'], '0\r\n\r\n') },
+    {
+      label: 'both Content-Length and Transfer-Encoding',
+      bytes: request(chatPath, [auth, json, 'Content-Length: 4', 'Transfer-Encoding: chunked'], '0\r\n\r\n'),
+    },
     { label: 'a 20 KB header', bytes: request(chatPath, [auth, json, `X-Big: ${'a'.repeat(20_000)}`], validChat) },
     { label: 'a 20 KB URL', bytes: request(`/paas/v4/files/${'a'.repeat(20_000)}`, [auth], '', { method: 'GET' }) },
     { label: 'a path that does not decode', bytes: request('/paas/v4/files/%E0%A4%A', [auth], '', { method: 'GET' }) },
@@ -62,14 +95,48 @@ export function rawHttpCases(authorization: string): RawCase[] {
     { label: 'a GET with a body on a POST route', bytes: request(chatPath, [auth, json], validChat, { method: 'GET' }) },
     { label: 'Expect: 100-continue', bytes: request(chatPath, [auth, json, 'Expect: 100-continue'], validChat) },
     { label: 'multipart without a boundary parameter', bytes: request('/paas/v4/files', [auth, 'Content-Type: multipart/form-data'], complete.payload) },
-    { label: 'multipart whose boundary differs from the body', bytes: request('/paas/v4/files', [auth, 'Content-Type: multipart/form-data; boundary=other'], complete.payload) },
+    {
+      label: 'multipart whose boundary differs from the body',
+      bytes: request('/paas/v4/files', [auth, 'Content-Type: multipart/form-data; boundary=other'], complete.payload),
+    },
     { label: 'multipart without the closing boundary', bytes: request('/paas/v4/files', [auth, multipart], truncated.payload) },
-    { label: 'multipart cut in the middle of the file', bytes: request('/paas/v4/files', [auth, multipart], complete.payload.subarray(0, complete.payload.length - 200)) },
-    { label: 'multipart cut in the middle of the file, then the client closes', bytes: request('/paas/v4/files', [auth, multipart], complete.payload.subarray(0, 150), { length: complete.payload.length }), halfClose: true, mayClose: true },
-    { label: 'multipart with a part header without a colon', bytes: request('/paas/v4/files', [auth, multipart], Buffer.from(`--${complete.contentType.split('boundary=')[1]}\r\nContent-Disposition form-data\r\n\r\nx\r\n--${complete.contentType.split('boundary=')[1]}--\r\n`)) },
-    { label: 'multipart with a 100 KB part header', bytes: request('/paas/v4/files', [auth, multipart], Buffer.from(`--${complete.contentType.split('boundary=')[1]}\r\nContent-Disposition: form-data; name="${'n'.repeat(100_000)}"\r\n\r\nx\r\n--${complete.contentType.split('boundary=')[1]}--\r\n`)) },
+    {
+      label: 'multipart cut in the middle of the file',
+      bytes: request('/paas/v4/files', [auth, multipart], complete.payload.subarray(0, complete.payload.length - 200)),
+    },
+    {
+      label: 'multipart cut in the middle of the file, then the client closes',
+      bytes: request('/paas/v4/files', [auth, multipart], complete.payload.subarray(0, 150), { length: complete.payload.length }),
+      halfClose: true,
+      mayClose: true,
+    },
+    {
+      label: 'multipart with a part header without a colon',
+      bytes: request(
+        '/paas/v4/files',
+        [auth, multipart],
+        Buffer.from(
+          `--${complete.contentType.split('boundary=')[1]}\r\nContent-Disposition form-data\r\n\r\nx\r\n--${complete.contentType.split('boundary=')[1]}--\r\n`,
+        ),
+      ),
+    },
+    {
+      label: 'multipart with a 100 KB part header',
+      bytes: request(
+        '/paas/v4/files',
+        [auth, multipart],
+        Buffer.from(
+          `--${complete.contentType.split('boundary=')[1]}\r\nContent-Disposition: form-data; name="${'n'.repeat(100_000)}"\r\n\r\nx\r\n--${complete.contentType.split('boundary=')[1]}--\r\n`,
+        ),
+      ),
+    },
     { label: 'multipart audio without the closing boundary', bytes: request('/paas/v4/audio/transcriptions', [auth, multipart], truncated.payload) },
-    { label: 'multipart audio cut in the middle, then the client closes', bytes: request('/paas/v4/audio/transcriptions', [auth, multipart], complete.payload.subarray(0, 150), { length: complete.payload.length }), halfClose: true, mayClose: true },
+    {
+      label: 'multipart audio cut in the middle, then the client closes',
+      bytes: request('/paas/v4/audio/transcriptions', [auth, multipart], complete.payload.subarray(0, 150), { length: complete.payload.length }),
+      halfClose: true,
+      mayClose: true,
+    },
     { label: 'multipart body sent to a JSON route', bytes: request(chatPath, [auth, multipart], complete.payload) },
     { label: 'JSON body sent to a multipart route', bytes: request('/paas/v4/files', [auth, json], validChat) },
   ];

@@ -154,15 +154,28 @@ export function boundaryValues(schema: SchemaNode): HostileValue[] {
     add(`maxLength (${flat.maxLength})`, 'b'.repeat(flat.maxLength));
     add(`maxLength+1 (${flat.maxLength + 1})`, 'b'.repeat(flat.maxLength + 1));
   }
-  for (const [keyword, bound] of [['minimum', flat.minimum], ['maximum', flat.maximum], ['exclusiveMinimum', flat.exclusiveMinimum], ['exclusiveMaximum', flat.exclusiveMaximum]] as const) {
+  for (const [keyword, bound] of [
+    ['minimum', flat.minimum],
+    ['maximum', flat.maximum],
+    ['exclusiveMinimum', flat.exclusiveMinimum],
+    ['exclusiveMaximum', flat.exclusiveMaximum],
+  ] as const) {
     if (bound === undefined) continue;
     add(`${keyword}`, bound);
     add(`${keyword}-1`, bound - 1);
     add(`${keyword}+1`, bound + 1);
     add(`${keyword}+0.5`, bound + 0.5);
   }
-  if (flat.minItems !== undefined && flat.minItems > 0) add(`minItems-1`, Array.from({ length: flat.minItems - 1 }, () => 'x'));
-  if (flat.maxItems !== undefined) add(`maxItems+1`, Array.from({ length: flat.maxItems + 1 }, () => 'x'));
+  if (flat.minItems !== undefined && flat.minItems > 0)
+    add(
+      `minItems-1`,
+      Array.from({ length: flat.minItems - 1 }, () => 'x'),
+    );
+  if (flat.maxItems !== undefined)
+    add(
+      `maxItems+1`,
+      Array.from({ length: flat.maxItems + 1 }, () => 'x'),
+    );
   for (const allowed of flat.enum ?? (flat.const === undefined ? [] : [flat.const])) {
     if (typeof allowed !== 'string') continue;
     add(`enum neighbour of '${allowed}' (upper case)`, allowed.toUpperCase());

@@ -106,7 +106,11 @@ describe('slow clients: timeouts and the per-address connection cap on a real so
     }
     assert.deepEqual(engine.requests, [], 'no engine call for a request that never arrived whole');
     await sleep(100);
-    assert.deepEqual(logged.filter((record) => record.level >= 50), [], 'nothing logged as an error');
+    assert.deepEqual(
+      logged.filter((record) => record.level >= 50),
+      [],
+      'nothing logged as an error',
+    );
   });
 
   it('lets an answer run longer than every timeout: a stream with pauses over the idle timeout', failAfter, async () => {

@@ -95,7 +95,15 @@ interface UrlField {
 const chatPart = (type: 'image_url' | 'video_url' | 'file_url') => (test: TestPlatform, url: string) =>
   postJson(test, '/paas/v4/chat/completions', {
     model: 'glm-4.6v',
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type, [type]: { url } }] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type, [type]: { url } },
+        ],
+      },
+    ],
   });
 
 const fields: readonly UrlField[] = [
@@ -109,10 +117,22 @@ const fields: readonly UrlField[] = [
     send: (test, url) =>
       postJson(test, '/paas/v4/tokenizer', {
         model: 'glm-4.6v',
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'count' }, { type: 'image_url', image_url: { url } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'count' },
+              { type: 'image_url', image_url: { url } },
+            ],
+          },
+        ],
       }),
   },
-  { name: 'video generation image_url', field: 'image_url', send: (test, url) => postJson(test, '/paas/v4/videos/generations', { model: 'cogvideox-3', image_url: url }) },
+  {
+    name: 'video generation image_url',
+    field: 'image_url',
+    send: (test, url) => postJson(test, '/paas/v4/videos/generations', { model: 'cogvideox-3', image_url: url }),
+  },
   {
     name: 'video generation image_url[1]',
     field: 'image_url[1]',
@@ -201,7 +221,13 @@ describe('SSRF: URLs a client gives', () => {
 
   it('chat: a data URL that is not base64, or bare text that is not base64, never reaches the engine', async () => {
     const before = chatEngine.requests.length;
-    for (const url of ['data:text/html,<img src=x>', 'data:image/png;base64,not base64!', 'data:image/png<x>;base64,AAAA', 'javascript:alert(1)', 'mailto:a@b.c']) {
+    for (const url of [
+      'data:text/html,<img src=x>',
+      'data:image/png;base64,not base64!',
+      'data:image/png<x>;base64,AAAA',
+      'javascript:alert(1)',
+      'mailto:a@b.c',
+    ]) {
       const response = await chatPart('image_url')(closed, url);
       assertPlatformError(response, { status: 400, code: '1214', mentions: ["'messages[0].content[1].image_url.url'"] });
     }
@@ -210,7 +236,10 @@ describe('SSRF: URLs a client gives', () => {
 
   it('chat: input_audio carries base64 and a format word only', async () => {
     const before = chatEngine.requests.length;
-    for (const audio of [{ data: `http://127.0.0.1:${target.port}/a.wav`, format: 'wav' }, { data: 'UklGRg==', format: 'wav;base64,AAAA' }]) {
+    for (const audio of [
+      { data: `http://127.0.0.1:${target.port}/a.wav`, format: 'wav' },
+      { data: 'UklGRg==', format: 'wav;base64,AAAA' },
+    ]) {
       const response = await postJson(closed, '/paas/v4/chat/completions', {
         model: 'glm-4.6v',
         messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: audio }] }],

@@ -105,7 +105,11 @@ describe('Truncated and broken request bodies', () => {
       assert.match(cutHeader, /"code":"1210","message":"The multipart body ended before its closing boundary/);
 
       // Every part whole but the closing boundary missing: still incomplete, and nothing is stored.
-      const unclosed = await sendRaw(path, Buffer.concat([Buffer.from(fields + fileHead('whole.bin')), fileBytes, Buffer.from(`\r\n`), Buffer.from(textPart('request_id', 'unclosed-form-1'))]), 'complete');
+      const unclosed = await sendRaw(
+        path,
+        Buffer.concat([Buffer.from(fields + fileHead('whole.bin')), fileBytes, Buffer.from(`\r\n`), Buffer.from(textPart('request_id', 'unclosed-form-1'))]),
+        'complete',
+      );
       assert.match(unclosed, /^HTTP\/1\.1 400 /, `${path}, no closing boundary after whole parts: ${unclosed.slice(0, 300)}`);
       assert.match(unclosed, /"code":"1210","message":"The multipart body ended before its closing boundary/);
       const listed = await (await fetch(`http://127.0.0.1:${port}/paas/v4/files`, { headers: { authorization: test.authorization } })).text();

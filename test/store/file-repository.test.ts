@@ -41,7 +41,7 @@ for (const target of databaseTargets) {
       assert.equal(await files.insertWithinLimit(file, 100), true);
       assert.deepEqual(await files.find('key-a', file.id), file);
       assert.equal(await files.find('key-b', file.id), undefined, "another key's file is not found");
-      assert.equal(await files.delete('key-b', file.id), false, "another key cannot delete it");
+      assert.equal(await files.delete('key-b', file.id), false, 'another key cannot delete it');
       assert.equal(await files.count('key-a'), 1);
       assert.equal(await files.delete('key-a', file.id), true);
       assert.equal(await files.delete('key-a', file.id), false);
@@ -94,7 +94,10 @@ for (const target of databaseTargets) {
       assert.ok(!old.some((file) => file.id === 'file-new'));
       assert.ok(new Set(old.map((file) => file.ownerKeyId)).size > 1, 'every owner');
       const times = old.map((file) => file.createdAt.getTime());
-      assert.deepEqual(times, [...times].sort((first, second) => first - second));
+      assert.deepEqual(
+        times,
+        [...times].sort((first, second) => first - second),
+      );
       assert.equal((await files.listCreatedBefore(cutoff, 3)).length, 3);
     });
   });

@@ -30,21 +30,35 @@ const corpus: IndexedDocument[] = [
     publishedAt: now - 2 * day,
     siteName: 'Geo Example',
   }),
-  page('https://bio.example/photosynthesis', 'Photosynthesis', `Plants turn sunlight, water and carbon dioxide into sugar; chlorophyll absorbs the light. ${padding(200, 1)}`, {
-    publishedAt: now - 20 * day,
-  }),
-  page('https://music.example/jazz-saxophone', 'Jazz saxophone', `The saxophone became the voice of jazz in the swing era. ${padding(150, 2)}`, { publishedAt: now - 200 * day }),
-  page('https://music.example/jazz-piano', 'Jazz piano', `Jazz piano: jazz chords, jazz voicings, jazz standards and more jazz. ${padding(150, 3)}`, { publishedAt: now - 400 * day }),
-  page('https://food.example/sourdough', 'Sourdough bread', `A sourdough starter ferments flour and water; the bread rises slowly overnight. ${padding(200, 4)}`),
-  page('https://sport.example/marathon', 'Marathon training', `Long runs build endurance before a marathon; taper in the final weeks. ${padding(200, 5)}`, { publishedAt: now - 5 * day }),
-  page('https://blog.geo.example/ash', 'Ash clouds', `An ash cloud from a volcano can ground flights for days. ${padding(120, 6)}`, { publishedAt: now - 10 * day }),
-  page('https://ample.example/volcano-toys', 'Volcano toy kit', `A baking soda volcano for children. ${padding(80, 7)}`, { publishedAt: now - 1 * day }),
   page(
-    'https://deep.example/needle',
-    'A long report',
-    `${padding(1500, 8)} The rare word zephyrine appears only here, deep in the text. ${padding(1500, 9)}`,
-    { publishedAt: now - 3 * day },
+    'https://bio.example/photosynthesis',
+    'Photosynthesis',
+    `Plants turn sunlight, water and carbon dioxide into sugar; chlorophyll absorbs the light. ${padding(200, 1)}`,
+    {
+      publishedAt: now - 20 * day,
+    },
   ),
+  page('https://music.example/jazz-saxophone', 'Jazz saxophone', `The saxophone became the voice of jazz in the swing era. ${padding(150, 2)}`, {
+    publishedAt: now - 200 * day,
+  }),
+  page('https://music.example/jazz-piano', 'Jazz piano', `Jazz piano: jazz chords, jazz voicings, jazz standards and more jazz. ${padding(150, 3)}`, {
+    publishedAt: now - 400 * day,
+  }),
+  page(
+    'https://food.example/sourdough',
+    'Sourdough bread',
+    `A sourdough starter ferments flour and water; the bread rises slowly overnight. ${padding(200, 4)}`,
+  ),
+  page('https://sport.example/marathon', 'Marathon training', `Long runs build endurance before a marathon; taper in the final weeks. ${padding(200, 5)}`, {
+    publishedAt: now - 5 * day,
+  }),
+  page('https://blog.geo.example/ash', 'Ash clouds', `An ash cloud from a volcano can ground flights for days. ${padding(120, 6)}`, {
+    publishedAt: now - 10 * day,
+  }),
+  page('https://ample.example/volcano-toys', 'Volcano toy kit', `A baking soda volcano for children. ${padding(80, 7)}`, { publishedAt: now - 1 * day }),
+  page('https://deep.example/needle', 'A long report', `${padding(1500, 8)} The rare word zephyrine appears only here, deep in the text. ${padding(1500, 9)}`, {
+    publishedAt: now - 3 * day,
+  }),
   page('https://cn.example/beijing', '北京天气预报', `北京今天晴，最高气温三十度。明天有雨，出门记得带伞。${padding(40, 10)}`),
   page('https://cn.example/shanghai', '上海美食', '上海的小笼包很有名，生煎包也值得一试。'),
   page('https://jp.example/tokyo', '東京の天気', '東京は今日は晴れです。'),
@@ -144,7 +158,10 @@ for (const target of databaseTargets) {
       const words = ` ${medium.document.content} `;
       for (const snippet of [medium.snippet, high.snippet]) {
         const cut = snippet.split(' ');
-        assert.ok(words.includes(` ${cut[0]} `) && words.includes(` ${cut.at(-1)} `), `whole words at both ends: ${snippet.slice(0, 40)}…${snippet.slice(-40)}`);
+        assert.ok(
+          words.includes(` ${cut[0]} `) && words.includes(` ${cut.at(-1)} `),
+          `whole words at both ends: ${snippet.slice(0, 40)}…${snippet.slice(-40)}`,
+        );
       }
       for (const text of ['lava', 'chlorophyll', 'taper']) {
         const [hit] = await query(index, text);
@@ -179,7 +196,10 @@ for (const target of databaseTargets) {
         for (const hit of hits) {
           const words = index.searchTerms(text).map((term) => term.replaceAll('"', '').split(' ')[0] ?? '');
           const haystack = `${hit.document.title} ${hit.document.content}`.toLowerCase();
-          assert.ok(words.some((word) => haystack.includes(word.slice(0, 4))), `'${text}' found ${hit.document.url}`);
+          assert.ok(
+            words.some((word) => haystack.includes(word.slice(0, 4))),
+            `'${text}' found ${hit.document.url}`,
+          );
         }
       }
       assert.deepEqual(await urls(index, 'NOT volcano', { domain: 'geo.example' }), await urls(index, 'volcano', { domain: 'geo.example' }));

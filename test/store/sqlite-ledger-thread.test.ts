@@ -12,7 +12,16 @@ import { UsageRepository } from '../../src/store/usage-repository.ts';
 import { writeTransaction } from '../../src/store/write-transaction.ts';
 
 function record(requestId: string): UsageRecord {
-  return { keyId: 'key-a', model: 'glm-4.7', endpoint: 'chat.completions', requestId, promptTokens: 3, completionTokens: 2, cachedTokens: 0, createdAt: Date.now() };
+  return {
+    keyId: 'key-a',
+    model: 'glm-4.7',
+    endpoint: 'chat.completions',
+    requestId,
+    promptTokens: 3,
+    completionTokens: 2,
+    cachedTokens: 0,
+    createdAt: Date.now(),
+  };
 }
 
 describe('SQLite: the usage ledger from its own thread, beside the main connection', () => {
@@ -74,7 +83,10 @@ describe('SQLite: the usage ledger from its own thread, beside the main connecti
     other.exec('ALTER TABLE usage_records_away RENAME TO usage_records');
     await recorder.close();
     await ledger.close();
-    assert.deepEqual((await ledgerRows()).filter((id) => id.startsWith('f-')), ['f-1', 'f-2']);
+    assert.deepEqual(
+      (await ledgerRows()).filter((id) => id.startsWith('f-')),
+      ['f-1', 'f-2'],
+    );
   });
 
   it('crosses to its thread only the record’s ledger fields: a record carrying anything else still lands, with its units', async () => {
@@ -83,7 +95,12 @@ describe('SQLite: the usage ledger from its own thread, beside the main connecti
     const carrying = { ...record('c-1'), units: { searches: 2 }, describe: () => 'not data' };
     await ledger.insertMany([carrying, record('c-2')]);
     await ledger.close();
-    const rows = await database.db.selectFrom('usage_records').select(['request_id', 'searches', 'pages']).where('request_id', 'like', 'c-%').orderBy('request_id').execute();
+    const rows = await database.db
+      .selectFrom('usage_records')
+      .select(['request_id', 'searches', 'pages'])
+      .where('request_id', 'like', 'c-%')
+      .orderBy('request_id')
+      .execute();
     assert.deepEqual(rows, [
       { request_id: 'c-1', searches: 2, pages: 0 },
       { request_id: 'c-2', searches: 0, pages: 0 },
@@ -109,7 +126,10 @@ describe('SQLite: the usage ledger from its own thread, beside the main connecti
       await transaction.deleteFrom('files').where('id', '=', 'nothing').execute();
     });
     // And a failed one is rolled back, leaving the connection usable.
-    await assert.rejects(writeTransaction(database, () => Promise.reject(new Error('no'))), /no/);
+    await assert.rejects(
+      writeTransaction(database, () => Promise.reject(new Error('no'))),
+      /no/,
+    );
     assert.deepEqual(
       (await database.db.selectFrom('files').select('id').execute()).map((row) => row.id),
       ['other-1'],

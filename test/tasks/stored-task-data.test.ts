@@ -40,7 +40,11 @@ describe('stored task requests and results are read through their schemas', () =
 
   const submit = (request: unknown) => service.submit({ kind: 'image', ownerKeyId: 'owner', model: 'glm-image', requestId: 'request-1', request });
   const setColumn = (task: TaskRecord, column: 'request' | 'result', text: string) =>
-    database.db.updateTable('tasks').set({ [column]: text }).where('id', '=', task.id).execute();
+    database.db
+      .updateTable('tasks')
+      .set({ [column]: text })
+      .where('id', '=', task.id)
+      .execute();
 
   it('fails only the task whose stored request does not match, naming the field; the others run', async () => {
     // Submitted before the workers start, so the damaged rows are read in the same listing as the good one.
@@ -66,7 +70,8 @@ describe('stored task requests and results are read through their schemas', () =
     assert.ok(damaged !== undefined);
     assert.throws(
       () => imageTaskResult.read(damaged),
-      (error: unknown) => error instanceof ApiError && error.code === '500' && /result of image task '.+' cannot be read: \/images\/0\/key /.test(error.message),
+      (error: unknown) =>
+        error instanceof ApiError && error.code === '500' && /result of image task '.+' cannot be read: \/images\/0\/key /.test(error.message),
     );
   });
 });

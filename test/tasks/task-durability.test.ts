@@ -75,7 +75,10 @@ for (const [targetIndex, target] of databaseTargets.entries()) {
       const first = await openPlatform(readSettings(environment), environment, { taskHandlers: [blocking], taskTuning: fastTuning });
       first.startWorkers();
       const submitted = await first.tasks.submit(submission());
-      await waitFor(async () => blocking.started.length, (count) => count === 1);
+      await waitFor(
+        async () => blocking.started.length,
+        (count) => count === 1,
+      );
       await first.close();
 
       const second = await openPlatform(readSettings(environment), environment, { taskHandlers: [completing], taskTuning: fastTuning });

@@ -242,7 +242,10 @@ for (const [targetIndex, target] of databaseTargets.entries()) {
         const blocking = gatedHandler('handed-back');
         const first = service([blocking]);
         const submitted = await first.submit(submission({ kind: 'handed-back' }));
-        await waitFor(async () => blocking.started.length, (count) => count === 1);
+        await waitFor(
+          async () => blocking.started.length,
+          (count) => count === 1,
+        );
         await first.close();
         const released = await first.get(submitted.id, 'owner-key');
         assert.equal(released?.status, 'PROCESSING');

@@ -51,7 +51,9 @@ export async function createTestDatabase(target: DatabaseTarget): Promise<TestDa
 }
 
 /** A task service with test timings; closing it does not close the database. */
-export function testTaskService(options: Omit<TaskEngineOptions, 'tuning' | 'log'> & { tuning?: Partial<TaskTuning>; log?: TaskEngineOptions['log'] }): TaskEngine {
+export function testTaskService(
+  options: Omit<TaskEngineOptions, 'tuning' | 'log'> & { tuning?: Partial<TaskTuning>; log?: TaskEngineOptions['log'] },
+): TaskEngine {
   return createTaskService({ log: () => undefined, concurrency: 4, ...options, tuning: { ...fastTuning, ...options.tuning } });
 }
 
@@ -130,11 +132,9 @@ export async function startRedis(): Promise<RedisServer | undefined> {
   if (!isRedisInstalled()) return undefined;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'model-platform-redis-'));
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: 'ignore' },
-  );
+  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `redis://127.0.0.1:${port}`;
   await waitFor(

@@ -72,7 +72,10 @@ describe('a stream cut by a dying engine is billed for what it delivered', () =>
     assert.deepEqual(last?.usage, { prompt_tokens: 6, completion_tokens: 40, total_tokens: 46, prompt_tokens_details: { cached_tokens: 0 } });
     const rows = await ledgerRows('cut-stream-0001');
     assert.equal(rows.length, 1, 'one ledger row');
-    assert.deepEqual([rows[0]?.model, rows[0]?.endpoint, rows[0]?.promptTokens, rows[0]?.completionTokens, rows[0]?.cachedTokens], ['glm-4.6', 'chat.completions', 6, 40, 0]);
+    assert.deepEqual(
+      [rows[0]?.model, rows[0]?.endpoint, rows[0]?.promptTokens, rows[0]?.completionTokens, rows[0]?.cachedTokens],
+      ['glm-4.6', 'chat.completions', 6, 40, 0],
+    );
   });
 
   it('counts long pieces by their bytes (4 per token), reasoning included', async () => {
@@ -89,7 +92,9 @@ describe('a stream cut by a dying engine is billed for what it delivered', () =>
   it("takes the engine's own usage when it reported one on every chunk (vLLM's continuous usage)", async () => {
     const events = [
       { ...vllmChunk({ role: 'assistant', content: '' }), usage: vllmUsage({ promptTokens: 33, completionTokens: 0, cachedTokens: 16 }) },
-      ...tokens.slice(0, 10).map((text, index) => ({ ...vllmChunk({ content: text }), usage: vllmUsage({ promptTokens: 33, completionTokens: index + 1, cachedTokens: 16 }) })),
+      ...tokens
+        .slice(0, 10)
+        .map((text, index) => ({ ...vllmChunk({ content: text }), usage: vllmUsage({ promptTokens: 33, completionTokens: index + 1, cachedTokens: 16 }) })),
     ];
     engine.enqueue(sseReply(events, { cutAfter: events.length }));
     const last = (await streamed({ model: 'glm-4.6', messages: user, request_id: 'cut-stream-0003' })).at(-1);
@@ -133,13 +138,19 @@ describe('a stream cut by a dying engine is billed for what it delivered', () =>
 
     engine.enqueue(sseReply(events, { cutAfter: events.length }));
     const chunks = await streamed({ model: 'glm-4.6', messages: user, tools, request_id: 'cut-stream-0006' });
-    assert.ok(chunks.every((chunk) => chunk.choices[0]?.delta.tool_calls === undefined), 'the unfinished call never went out');
+    assert.ok(
+      chunks.every((chunk) => chunk.choices[0]?.delta.tool_calls === undefined),
+      'the unfinished call never went out',
+    );
     assert.equal(chunks.at(-1)?.usage?.completion_tokens, 1, "only 'ok' was delivered");
     assert.ok((chunks.at(-1)?.usage?.prompt_tokens ?? 0) > 6, 'the tool definitions count in the prompt');
   });
 
   it('bills what went out before an in-band engine error', async () => {
-    const events = [...vllmReasoningStream({ content: tokens.slice(0, 5) }).slice(0, 6), { object: 'error', message: 'the engine ran out of memory', type: 'InternalServerError', code: 500 }];
+    const events = [
+      ...vllmReasoningStream({ content: tokens.slice(0, 5) }).slice(0, 6),
+      { object: 'error', message: 'the engine ran out of memory', type: 'InternalServerError', code: 500 },
+    ];
     engine.enqueue(sseReply(events));
     const response = await postJson(test, url, { model: 'glm-4.6', messages: user, stream: true, request_id: 'cut-stream-0008' });
     assert.equal(response.statusCode, 200, response.body);

@@ -93,7 +93,17 @@ for (const target of databaseTargets) {
       const rollups = (await dailyRows(database)).map((row) => ({ ...row, calls: Number(row.calls) }));
       assert.deepEqual(rollups, [
         { ...zeros, day: utcDay(yesterday), key_id: 'key-b', model: 'my-asr', endpoint: 'audio.transcriptions', calls: 2, audio_seconds: 3.75 },
-        { ...zeros, day, key_id: 'key-a', model: 'glm-4.7', endpoint: 'chat.completions', calls: 3, prompt_tokens: 111, completion_tokens: 6, cached_tokens: 2 },
+        {
+          ...zeros,
+          day,
+          key_id: 'key-a',
+          model: 'glm-4.7',
+          endpoint: 'chat.completions',
+          calls: 3,
+          prompt_tokens: 111,
+          completion_tokens: 6,
+          cached_tokens: 2,
+        },
         { ...zeros, day, key_id: 'key-a', model: 'glm-ocr', endpoint: 'layout_parsing', calls: 1, pages: 3 },
         { ...zeros, day, key_id: 'key-b', model: 'cogvideox-3', endpoint: 'videos.generations', calls: 1, videos: 1 },
         { ...zeros, day, key_id: 'key-b', model: 'glm-image', endpoint: 'async.images.generations', calls: 1, images: 1 },
@@ -135,7 +145,10 @@ for (const target of databaseTargets) {
       const began = new Promise<void>((resolve) => (started = resolve));
       const other = fresh.db.transaction().execute(async (transaction) => {
         const zeros = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, pages: 0, audio_seconds: 0, images: 0, videos: 0, searches: 0, urls_read: 0 };
-        await transaction.insertInto('usage_daily').values({ ...zeros, day: utcDay(now), key_id: 'key-y', model: 'glm-4.7', endpoint: 'chat.completions', calls: 1 }).execute();
+        await transaction
+          .insertInto('usage_daily')
+          .values({ ...zeros, day: utcDay(now), key_id: 'key-y', model: 'glm-4.7', endpoint: 'chat.completions', calls: 1 })
+          .execute();
         started();
         await held;
         throw new Error('rolled back on purpose');
@@ -145,8 +158,14 @@ for (const target of databaseTargets) {
       release();
       await assert.rejects(other, /rolled back on purpose/);
       await batch;
-      assert.deepEqual((await writer.listForKey('key-x')).map((row) => row.promptTokens), [4]);
-      assert.deepEqual((await dailyRows(fresh)).map((row) => [row.key_id, Number(row.calls), Number(row.prompt_tokens)]), [['key-x', 1, 4]]);
+      assert.deepEqual(
+        (await writer.listForKey('key-x')).map((row) => row.promptTokens),
+        [4],
+      );
+      assert.deepEqual(
+        (await dailyRows(fresh)).map((row) => [row.key_id, Number(row.calls), Number(row.prompt_tokens)]),
+        [['key-x', 1, 4]],
+      );
     });
 
     it('drops whole days past retention (the rollups stay) and prepares the days ahead', async () => {
@@ -159,7 +178,11 @@ for (const target of databaseTargets) {
       const kept = (await repository.listForKey('key-a')).map((item) => item.requestId);
       assert.deepEqual(kept, ['ago-30', 'ago-29', 'ago-0', 'ago--20'], 'the days before today-30 are gone, today-30 itself stays');
       const rollupDays = (await dailyRows(fresh)).map((row) => row.day);
-      assert.deepEqual(rollupDays, [40, 31, 30, 29, 0, -20].map((daysAgo) => utcDay(at(daysAgo))), 'the rollups of dropped days stay');
+      assert.deepEqual(
+        rollupDays,
+        [40, 31, 30, 29, 0, -20].map((daysAgo) => utcDay(at(daysAgo))),
+        'the rollups of dropped days stay',
+      );
       if (fresh.dialect === 'postgres') {
         assert.equal(dropped, 2, 'two partitions dropped');
         const partitions = await listDayPartitions(fresh.db);
@@ -168,7 +191,12 @@ for (const target of databaseTargets) {
         assert.ok(partitions.includes(today + 20));
         // Nothing catches a row of a day without a partition: the writer must create it, as it does.
         const refused = await sql`INSERT INTO usage_records (id, key_id, model, endpoint, request_id, day, created_at)
-          VALUES ('x', 'k', 'm', 'e', 'r', '1999-01-01', ${Date.UTC(1999, 0, 1)})`.execute(fresh.db).then(() => undefined, (error: unknown) => error);
+          VALUES ('x', 'k', 'm', 'e', 'r', '1999-01-01', ${Date.UTC(1999, 0, 1)})`
+          .execute(fresh.db)
+          .then(
+            () => undefined,
+            (error: unknown) => error,
+          );
         assert.match(String(refused), /no partition/);
       } else {
         assert.equal(dropped, 2, 'two rows deleted');
@@ -187,7 +215,9 @@ for (const target of databaseTargets) {
         await Promise.all(
           Array.from({ length: 10 }, (_unused, index) =>
             nodes[index % 2]?.insertMany(
-              Array.from({ length: 20 }, (_item, item) => record({ keyId: item % 2 === 0 ? 'key-a' : 'key-b', promptTokens: 1, createdAt: future + index * 1000 + item })),
+              Array.from({ length: 20 }, (_item, item) =>
+                record({ keyId: item % 2 === 0 ? 'key-a' : 'key-b', promptTokens: 1, createdAt: future + index * 1000 + item }),
+              ),
             ),
           ),
         );
@@ -199,7 +229,10 @@ for (const target of databaseTargets) {
             ['key-b', 100, 100],
           ],
         );
-        const count = await fresh.db.selectFrom('usage_records').select((builder) => builder.fn.countAll().as('count')).executeTakeFirstOrThrow();
+        const count = await fresh.db
+          .selectFrom('usage_records')
+          .select((builder) => builder.fn.countAll().as('count'))
+          .executeTakeFirstOrThrow();
         assert.equal(Number(count.count), 200);
       } finally {
         await second.close();
@@ -209,13 +242,45 @@ for (const target of databaseTargets) {
     it('migration 0009 keeps the rows of the old ledger, with their day, zero units and rollups', async () => {
       const old = await freshDatabase('0008-key-policies');
       const legacy = [
-        { id: 'r1', key_id: 'key-a', model: 'glm-4.7', endpoint: 'chat.completions', request_id: 'q1', prompt_tokens: 7, completion_tokens: 3, cached_tokens: 1, created_at: Date.UTC(2024, 1, 29, 23, 59) },
-        { id: 'r2', key_id: 'key-a', model: 'glm-4.7', endpoint: 'chat.completions', request_id: 'q2', prompt_tokens: 5, completion_tokens: 5, cached_tokens: 0, created_at: Date.UTC(2024, 1, 29, 1) },
-        { id: 'r3', key_id: 'key-a', model: 'glm-4.7', endpoint: 'agents', request_id: 'q3', prompt_tokens: 2, completion_tokens: 2, cached_tokens: 0, created_at: Date.UTC(2024, 2, 1, 0, 0) },
+        {
+          id: 'r1',
+          key_id: 'key-a',
+          model: 'glm-4.7',
+          endpoint: 'chat.completions',
+          request_id: 'q1',
+          prompt_tokens: 7,
+          completion_tokens: 3,
+          cached_tokens: 1,
+          created_at: Date.UTC(2024, 1, 29, 23, 59),
+        },
+        {
+          id: 'r2',
+          key_id: 'key-a',
+          model: 'glm-4.7',
+          endpoint: 'chat.completions',
+          request_id: 'q2',
+          prompt_tokens: 5,
+          completion_tokens: 5,
+          cached_tokens: 0,
+          created_at: Date.UTC(2024, 1, 29, 1),
+        },
+        {
+          id: 'r3',
+          key_id: 'key-a',
+          model: 'glm-4.7',
+          endpoint: 'agents',
+          request_id: 'q3',
+          prompt_tokens: 2,
+          completion_tokens: 2,
+          cached_tokens: 0,
+          created_at: Date.UTC(2024, 2, 1, 0, 0),
+        },
       ];
       for (const row of legacy) {
         await sql`INSERT INTO usage_records (id, key_id, model, endpoint, request_id, prompt_tokens, completion_tokens, cached_tokens, created_at)
-          VALUES (${row.id}, ${row.key_id}, ${row.model}, ${row.endpoint}, ${row.request_id}, ${row.prompt_tokens}, ${row.completion_tokens}, ${row.cached_tokens}, ${row.created_at})`.execute(old.db);
+          VALUES (${row.id}, ${row.key_id}, ${row.model}, ${row.endpoint}, ${row.request_id}, ${row.prompt_tokens}, ${row.completion_tokens}, ${row.cached_tokens}, ${row.created_at})`.execute(
+          old.db,
+        );
       }
       assert.deepEqual(await migrateToLatest(old), ['0009-usage-ledger', '0010-usage-rollup-by-batch']);
       const rows = await old.db.selectFrom('usage_records').selectAll().orderBy('created_at').execute();
@@ -228,7 +293,14 @@ for (const target of databaseTargets) {
         ],
       );
       assert.deepEqual(
-        (await dailyRows(old)).map((row) => [row.day, row.endpoint, Number(row.calls), Number(row.prompt_tokens), Number(row.completion_tokens), Number(row.cached_tokens)]),
+        (await dailyRows(old)).map((row) => [
+          row.day,
+          row.endpoint,
+          Number(row.calls),
+          Number(row.prompt_tokens),
+          Number(row.completion_tokens),
+          Number(row.cached_tokens),
+        ]),
         [
           ['2024-02-29', 'chat.completions', 2, 12, 8, 1],
           ['2024-03-01', 'agents', 1, 2, 2, 0],

@@ -92,7 +92,9 @@ describe('the routes record what each completed call did in the usage ledger', (
   it('reader: one URL read', async () => {
     const response = await postJson(test, '/paas/v4/reader', { url: web.url('/blog/article.html'), request_id: 'usage-reader' });
     assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual((await recordsOf('usage-reader')).map(summary), [{ model: 'web-reader', endpoint: 'reader', tokens: [0, 0], units: { ...noUnits, urlsRead: 1 } }]);
+    assert.deepEqual((await recordsOf('usage-reader')).map(summary), [
+      { model: 'web-reader', endpoint: 'reader', tokens: [0, 0], units: { ...noUnits, urlsRead: 1 } },
+    ]);
   });
 
   it('layout_parsing: the pages parsed (data_info.num_pages), under the model name the engines know', async () => {
@@ -100,11 +102,17 @@ describe('the routes record what each completed call did in the usage ledger', (
     const response = await postJson(test, '/paas/v4/layout_parsing', { model: 'GLM-OCR', file: pdf.toString('base64'), request_id: 'usage-layout' });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal((response.json() as { data_info: { num_pages: number } }).data_info.num_pages, 3);
-    assert.deepEqual((await recordsOf('usage-layout')).map(summary), [{ model: 'glm-ocr', endpoint: 'layout_parsing', tokens: [0, 0], units: { ...noUnits, pages: 3 } }]);
+    assert.deepEqual((await recordsOf('usage-layout')).map(summary), [
+      { model: 'glm-ocr', endpoint: 'layout_parsing', tokens: [0, 0], units: { ...noUnits, pages: 3 } },
+    ]);
   });
 
   it('audio transcriptions: the seconds of audio, sync and streamed; a failed call records nothing', async () => {
-    const sync = await postForm(test, '/paas/v4/audio/transcriptions', [['model', 'my-asr'], ['request_id', 'usage-audio'], ['file', silentWav(2.5), 'a.wav', 'audio/wav']]);
+    const sync = await postForm(test, '/paas/v4/audio/transcriptions', [
+      ['model', 'my-asr'],
+      ['request_id', 'usage-audio'],
+      ['file', silentWav(2.5), 'a.wav', 'audio/wav'],
+    ]);
     assert.equal(sync.statusCode, 200, sync.body);
     const streamed = await postForm(test, '/paas/v4/audio/transcriptions', [
       ['model', 'my-asr'],
@@ -115,7 +123,11 @@ describe('the routes record what each completed call did in the usage ledger', (
     assert.equal(streamed.statusCode, 200, streamed.body);
     assert.ok(parseSseBody(streamed.body).length > 0);
     transcription.answerWith(500, { error: { message: 'engine down' } });
-    const failed = await postForm(test, '/paas/v4/audio/transcriptions', [['model', 'my-asr'], ['request_id', 'usage-audio-failed'], ['file', silentWav(1), 'c.wav', 'audio/wav']]);
+    const failed = await postForm(test, '/paas/v4/audio/transcriptions', [
+      ['model', 'my-asr'],
+      ['request_id', 'usage-audio-failed'],
+      ['file', silentWav(1), 'c.wav', 'audio/wav'],
+    ]);
     assert.notEqual(failed.statusCode, 200);
     const audio = { model: 'my-asr', endpoint: 'audio.transcriptions', tokens: [0, 0] };
     assert.deepEqual((await recordsOf('usage-audio')).map(summary), [{ ...audio, units: { ...noUnits, audioSeconds: 2.5 } }]);
@@ -127,7 +139,9 @@ describe('the routes record what each completed call did in the usage ledger', (
     images.reply({ kind: 'b64', images: [png] });
     const sync = await postJson(test, '/paas/v4/images/generations', { model: 'my-painter', prompt: 'a fox', request_id: 'usage-image' });
     assert.equal(sync.statusCode, 200, sync.body);
-    assert.deepEqual((await recordsOf('usage-image')).map(summary), [{ model: 'my-painter', endpoint: 'images.generations', tokens: [0, 0], units: { ...noUnits, images: 1 } }]);
+    assert.deepEqual((await recordsOf('usage-image')).map(summary), [
+      { model: 'my-painter', endpoint: 'images.generations', tokens: [0, 0], units: { ...noUnits, images: 1 } },
+    ]);
 
     images.reply({ kind: 'b64', images: [png] }, { kind: 'error', status: 400, message: 'unsafe prompt' });
     const submitted = await postJson(test, '/paas/v4/async/images/generations', { model: 'glm-image', prompt: 'a fox', request_id: 'usage-task' });

@@ -87,7 +87,10 @@ for (const target of databaseTargets) {
         ],
       );
       const byModel = await reports.report({ from: '2025-03-01', to: '2025-03-01', by: ['endpoint', 'model'] });
-      assert.deepEqual(byModel.map((row) => [row.model, row.endpoint, row.calls]), [['glm-4.7', 'chat.completions', 2]]);
+      assert.deepEqual(
+        byModel.map((row) => [row.model, row.endpoint, row.calls]),
+        [['glm-4.7', 'chat.completions', 2]],
+      );
       assert.deepEqual(await reports.report({ from: '2025-04-01', to: '2025-04-30', by: ['day'] }), []);
     });
 

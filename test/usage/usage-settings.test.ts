@@ -18,7 +18,10 @@ describe('settings of the usage ledger and the task lease', () => {
       ['MODEL_PLATFORM_TASK_LEASE_SECONDS', '2'],
       ['MODEL_PLATFORM_TASK_LEASE_SECONDS', '1.5'],
     ] as const) {
-      assert.throws(() => readSettings({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name}: `) && !error.message.includes(`'${value}'`));
+      assert.throws(
+        () => readSettings({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name}: `) && !error.message.includes(`'${value}'`),
+      );
     }
   });
 });

@@ -30,7 +30,11 @@ export async function storePdf(
   key: string,
   signal: AbortSignal,
 ): Promise<string> {
-  const html = planDocument(plan, sizes.map((size, index) => ({ index, size })), 'print');
+  const html = planDocument(
+    plan,
+    sizes.map((size, index) => ({ index, size })),
+    'print',
+  );
   await blobs.put(key, await renderer.pdf(html, signal), 'application/pdf');
   return key;
 }

@@ -35,7 +35,10 @@ export function plannerMessages(history: readonly PlannerTurn[], instruction: st
     { role: 'user', content: turn.instruction },
     { role: 'assistant', content: turn.plan },
   ]);
-  const request = history.length === 0 ? instruction : `Revise the current plan (your last answer) as follows, and answer with the complete revised JSON object:\n${instruction}`;
+  const request =
+    history.length === 0
+      ? instruction
+      : `Revise the current plan (your last answer) as follows, and answer with the complete revised JSON object:\n${instruction}`;
   return [{ role: 'system', content: systemPrompt }, ...turns, { role: 'user', content: request }];
 }
 

@@ -55,10 +55,24 @@ export class PlanError extends Error {
 }
 
 const layoutAliases: Readonly<Record<string, SlideLayout>> = {
-  title: 'title', cover: 'title', title_slide: 'title', closing: 'title', end: 'title',
-  section: 'section', section_header: 'section', divider: 'section',
-  bullets: 'bullets', bullet: 'bullets', list: 'bullets', content: 'bullets', text: 'bullets', agenda: 'bullets',
-  two_column: 'two_column', columns: 'two_column', comparison: 'two_column', two_columns: 'two_column',
+  title: 'title',
+  cover: 'title',
+  title_slide: 'title',
+  closing: 'title',
+  end: 'title',
+  section: 'section',
+  section_header: 'section',
+  divider: 'section',
+  bullets: 'bullets',
+  bullet: 'bullets',
+  list: 'bullets',
+  content: 'bullets',
+  text: 'bullets',
+  agenda: 'bullets',
+  two_column: 'two_column',
+  columns: 'two_column',
+  comparison: 'two_column',
+  two_columns: 'two_column',
   quote: 'quote',
 };
 
@@ -118,10 +132,14 @@ function readSlide(value: unknown, path: string): PlanSlide {
   const left = readColumn(value['left'] ?? (Array.isArray(value['columns']) ? value['columns'][0] : undefined));
   const right = readColumn(value['right'] ?? (Array.isArray(value['columns']) ? value['columns'][1] : undefined));
   const paragraph = text(value['text'] ?? value['quote'] ?? value['body'] ?? (typeof value['content'] === 'string' ? value['content'] : undefined));
-  const named = layoutAliases[text(value['layout'] ?? value['type']).toLowerCase().replace(/[-\s]/g, '_')];
+  const named =
+    layoutAliases[
+      text(value['layout'] ?? value['type'])
+        .toLowerCase()
+        .replace(/[-\s]/g, '_')
+    ];
   const layout: SlideLayout =
-    named ??
-    (left.bullets.length > 0 || right.bullets.length > 0 ? 'two_column' : bullets.length > 0 ? 'bullets' : paragraph !== '' ? 'quote' : 'title');
+    named ?? (left.bullets.length > 0 || right.bullets.length > 0 ? 'two_column' : bullets.length > 0 ? 'bullets' : paragraph !== '' ? 'quote' : 'title');
   const slide: PlanSlide = {
     layout,
     title: text(value['title'] ?? value['heading']),

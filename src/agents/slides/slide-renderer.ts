@@ -94,7 +94,9 @@ export class SlideRenderer {
   async #start(): Promise<Launched> {
     const profile = await mkdtemp(join(tmpdir(), 'slides-chromium-'));
     try {
-      const context = await (await loadChromium()).launchPersistentContext(profile, {
+      const context = await (
+        await loadChromium()
+      ).launchPersistentContext(profile, {
         executablePath: this.#executablePath,
         headless: true,
         offline: true,
@@ -107,7 +109,10 @@ export class SlideRenderer {
       return { context, profile };
     } catch (error) {
       await rm(profile, { recursive: true, force: true });
-      throw new ApiError('500', `Chromium (${this.#executablePath}) could not be started for the slides agent: ${(error as Error).message.split('\n')[0] ?? ''}`);
+      throw new ApiError(
+        '500',
+        `Chromium (${this.#executablePath}) could not be started for the slides agent: ${(error as Error).message.split('\n')[0] ?? ''}`,
+      );
     }
   }
 }

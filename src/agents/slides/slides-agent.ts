@@ -53,7 +53,11 @@ export function createSlidesAgent(services: SlidesAgentServices): SlidesAgent {
     const sizes = Array.from({ length: pageCount(plan) }, () => (plan.kind === 'poster' ? posterPageSize : deckPageSize));
     const rendered = await renderPlan(renderer, services.blobs, plan, sizes, renderingPrefix(conversationId, renderingId), input.signal);
     const state: SlidesState = { plan, renderingId, ...rendered };
-    const messages: SlidesMessage[] = [...(earlier?.messages ?? []), { role: 'user', content: instruction }, { role: 'assistant', content: JSON.stringify(plan) }];
+    const messages: SlidesMessage[] = [
+      ...(earlier?.messages ?? []),
+      { role: 'user', content: instruction },
+      { role: 'assistant', content: JSON.stringify(plan) },
+    ];
     const now = Date.now();
     if (previous === undefined) {
       await conversations.create({ id: conversationId, agentId, ownerKeyId: input.ownerKeyId, revision: 1, messages, state, createdAt: now, updatedAt: now });
@@ -105,7 +109,11 @@ async function findConversation(conversations: AgentConversationStore, ownerKeyI
 function instructionOf(messages: readonly AgentMessage[]): string {
   const texts = messages
     .filter((message) => message.role === 'user')
-    .flatMap((message) => (typeof message.content === 'string' ? [message.content] : message.content.flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : []))))
+    .flatMap((message) =>
+      typeof message.content === 'string'
+        ? [message.content]
+        : message.content.flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])),
+    )
     .map((text) => text.trim())
     .filter((text) => text !== '');
   if (texts.length === 0) throw invalidField('messages', 'the slides agent needs a text message saying what the slides or poster are about');

@@ -17,7 +17,8 @@ const field = 'custom_variables.glossary';
 /** Loads and parses the key's glossary file; another key's file, or none, is an invalid parameter. */
 export async function loadGlossary(files: FileStore, ownerKeyId: string, fileId: string): Promise<readonly GlossaryTerm[]> {
   const bytes = await files.read(ownerKeyId, fileId);
-  if (bytes === undefined) throw invalidField(field, `no uploaded file '${quoteClientValue(fileId)}' exists for this API key (upload the glossary with POST /paas/v4/files)`);
+  if (bytes === undefined)
+    throw invalidField(field, `no uploaded file '${quoteClientValue(fileId)}' exists for this API key (upload the glossary with POST /paas/v4/files)`);
   return parseGlossary(bytes);
 }
 
@@ -40,7 +41,10 @@ export function parseGlossary(bytes: Buffer): readonly GlossaryTerm[] {
     if (source === '' && target === '') return;
     if (index === 0 && isHeader(source, target)) return;
     if (source === '' || target === '') {
-      throw invalidField(field, `row ${index + 1} of the glossary needs a source term and a target term ('source,target'), got '${cells.join(',').slice(0, 80)}'`);
+      throw invalidField(
+        field,
+        `row ${index + 1} of the glossary needs a source term and a target term ('source,target'), got '${cells.join(',').slice(0, 80)}'`,
+      );
     }
     terms.push({ source, target });
   });

@@ -1,14 +1,5 @@
 import type { ChatMessage } from '../../core/chat/chat-types.ts';
-import {
-  direction,
-  onlyTranslation,
-  sourceName,
-  systemMessage,
-  tagged,
-  targetName,
-  userMessage,
-  type TranslationTask,
-} from './translation-prompts.ts';
+import { direction, onlyTranslation, sourceName, systemMessage, tagged, targetName, userMessage, type TranslationTask } from './translation-prompts.ts';
 import type { TranslationStrategy } from './translation-settings.ts';
 
 /** The outputs of the steps run so far, by step name. */

@@ -1,12 +1,7 @@
 import { invalidField } from '../../core/errors/api-error.ts';
 import { quoteClientValue } from '../../core/errors/quote-client-value.ts';
 import type { AgentMessage } from '../agent.ts';
-import {
-  isSourceLanguage,
-  isTargetLanguage,
-  type SourceLanguageCode,
-  type TargetLanguageCode,
-} from './translation-languages.ts';
+import { isSourceLanguage, isTargetLanguage, type SourceLanguageCode, type TargetLanguageCode } from './translation-languages.ts';
 
 export const translationStrategies = ['general', 'paraphrase', 'two_step', 'three_step', 'reflection', 'cot'] as const;
 
@@ -31,9 +26,11 @@ export interface TranslationSettings {
  */
 export function readTranslationSettings(variables: Readonly<Record<string, unknown>>): TranslationSettings {
   const sourceLang = variables['source_lang'] ?? 'auto';
-  if (!isSourceLanguage(sourceLang)) throw invalidField('custom_variables.source_lang', `'${quoteClientValue(sourceLang)}' is not a supported source language code`);
+  if (!isSourceLanguage(sourceLang))
+    throw invalidField('custom_variables.source_lang', `'${quoteClientValue(sourceLang)}' is not a supported source language code`);
   const targetLang = variables['target_lang'] ?? 'zh-CN';
-  if (!isTargetLanguage(targetLang)) throw invalidField('custom_variables.target_lang', `'${quoteClientValue(targetLang)}' is not a supported target language code`);
+  if (!isTargetLanguage(targetLang))
+    throw invalidField('custom_variables.target_lang', `'${quoteClientValue(targetLang)}' is not a supported target language code`);
   const strategy = variables['strategy'] ?? 'general';
   if (typeof strategy !== 'string' || !(translationStrategies as readonly string[]).includes(strategy)) {
     throw invalidField('custom_variables.strategy', `must be one of ${translationStrategies.join(', ')}`);

@@ -24,7 +24,16 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
 
   app.post(
     '/keys',
-    { schema: { operationId: 'createKey', tags, summary: 'Creates an API key, with an optional policy; the secret is shown only here.', body: CreateKeyRequest, response: responses(CreatedKey) }, config },
+    {
+      schema: {
+        operationId: 'createKey',
+        tags,
+        summary: 'Creates an API key, with an optional policy; the secret is shown only here.',
+        body: CreateKeyRequest,
+        response: responses(CreatedKey),
+      },
+      config,
+    },
     async (request) => {
       const created = await deps.keyAdmin.create({ name: request.body.name, policy: request.body.policy });
       return { ...toKeyObject(created.view), key: created.key };
@@ -39,7 +48,10 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
 
   app.get(
     '/keys/:id',
-    { schema: { operationId: 'getKey', tags, summary: 'One API key with its policy and credit balance.', params: KeyIdParams, response: responses(KeyObject) }, config },
+    {
+      schema: { operationId: 'getKey', tags, summary: 'One API key with its policy and credit balance.', params: KeyIdParams, response: responses(KeyObject) },
+      config,
+    },
     async (request) => {
       const view = await deps.keyAdmin.get(request.params.id);
       if (view === undefined) throw notFound('API key', request.params.id);

@@ -1,13 +1,7 @@
 import type { AgentEvent } from '../../agents/agent.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import type { SseWriter } from '../../http/sse-writer.ts';
-import {
-  toAgentDeltaChunk,
-  toAgentErrorChunk,
-  toAgentFinalChunk,
-  type AgentAnswerHeader,
-  type AgentOutcome,
-} from './agents.mapper.ts';
+import { toAgentDeltaChunk, toAgentErrorChunk, toAgentFinalChunk, type AgentAnswerHeader, type AgentOutcome } from './agents.mapper.ts';
 
 /**
  * Relays an agent run as an event stream (platform-facts §3.5): agent_id on every frame, text
@@ -16,11 +10,7 @@ import {
  * answers with a real HTTP status; a failure after that is an in-band error frame.
  * Resolves with the outcome of a completed run (undefined when it did not complete).
  */
-export async function relayAgentStream(
-  events: AsyncIterable<AgentEvent>,
-  header: AgentAnswerHeader,
-  writer: SseWriter,
-): Promise<AgentOutcome | undefined> {
+export async function relayAgentStream(events: AsyncIterable<AgentEvent>, header: AgentAnswerHeader, writer: SseWriter): Promise<AgentOutcome | undefined> {
   const iterator = events[Symbol.asyncIterator]();
   let next = await iterator.next();
   writer.open();

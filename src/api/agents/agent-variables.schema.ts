@@ -38,11 +38,14 @@ export const EffectVideoVariables = Type.Object(
 );
 
 /** custom_variables of slides_glm_agent: not documented, so any object. */
-export const SlidesVariables = Type.Object({}, {
-  additionalProperties: true,
-  title: 'SlidesVariables',
-  description: 'custom_variables of slides_glm_agent (free-form).',
-});
+export const SlidesVariables = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    title: 'SlidesVariables',
+    description: 'custom_variables of slides_glm_agent (free-form).',
+  },
+);
 
 /** The body's `custom_variables`: one of the shapes above, picked by `agent_id` (see agentVariableRules). */
 export const AgentVariables = Type.Union([TranslationVariables, EffectVideoVariables, SlidesVariables], {

@@ -28,10 +28,7 @@ export interface AgentOutcome {
   readonly status?: 'pending' | 'success' | 'failed';
 }
 
-export function toAgentInput(
-  body: AgentChatRequest,
-  context: { ownerKeyId: string; requestId: string; signal: AbortSignal },
-): AgentInput {
+export function toAgentInput(body: AgentChatRequest, context: { ownerKeyId: string; requestId: string; signal: AbortSignal }): AgentInput {
   return {
     messages: body.messages.map(toAgentMessage),
     variables: body.custom_variables ?? {},
@@ -153,9 +150,7 @@ export function toAsyncResult(agentId: string, asyncId: string, result: AsyncAge
             message: [
               {
                 role: 'assistant',
-                content: [
-                  { type: 'video_url', video_url: result.videoUrl, ...(result.coverUrl === undefined ? {} : { cover_image_url: result.coverUrl }) },
-                ],
+                content: [{ type: 'video_url', video_url: result.videoUrl, ...(result.coverUrl === undefined ? {} : { cover_image_url: result.coverUrl }) }],
               },
             ],
           },

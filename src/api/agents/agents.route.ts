@@ -12,14 +12,7 @@ import { requestOrigin } from '../blobs/request-origin.ts';
 import { responses } from '../shared/common.schema.ts';
 import { collectAgentRun, relayAgentStream } from './agent-stream-relay.ts';
 import { asyncResultId, checkAgentChatRequest } from './agents.checks.ts';
-import {
-  toAgentChatResult,
-  toAgentInput,
-  toAsyncResult,
-  toConversationQuery,
-  toConversationResult,
-  type AgentOutcome,
-} from './agents.mapper.ts';
+import { toAgentChatResult, toAgentInput, toAsyncResult, toConversationQuery, toConversationResult, type AgentOutcome } from './agents.mapper.ts';
 import {
   AgentAsyncResult,
   AgentAsyncResultRequest,
@@ -51,9 +44,7 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkAgentChatRequest(body);
       const agent: Agent = deps.agents[body.agent_id];
-      const events = agent.run(
-        toAgentInput(body, { ownerKeyId: ownerKeyId(request), requestId: request.requestId, signal: abortOnDisconnect(reply) }),
-      );
+      const events = agent.run(toAgentInput(body, { ownerKeyId: ownerKeyId(request), requestId: request.requestId, signal: abortOnDisconnect(reply) }));
       const header = { id: generateRequestId(), agentId: body.agent_id };
       const recordUsage = (outcome: AgentOutcome) =>
         request.recordUsage({ model: body.agent_id, promptTokens: outcome.usage.promptTokens, completionTokens: outcome.usage.completionTokens });
@@ -108,7 +99,8 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
       const agent: Agent = deps.agents[body.agent_id];
       // An agent that never answers asynchronously has no result under any id: the same 404 as an unknown id.
       const result = await agent.asyncResult?.(ownerKeyId(request), id, requestOrigin(request));
-      if (result === undefined) throw new ApiError('404', `No asynchronous result '${quoteClientValue(id)}' of the agent '${body.agent_id}' exists for this API key.`);
+      if (result === undefined)
+        throw new ApiError('404', `No asynchronous result '${quoteClientValue(id)}' of the agent '${body.agent_id}' exists for this API key.`);
       return toAsyncResult(body.agent_id, id, result);
     },
   );

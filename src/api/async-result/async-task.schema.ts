@@ -68,7 +68,9 @@ export const ChatTaskResult = Type.Object(
     model: Type.String(),
     task_status: TaskStatus,
     created: Type.Optional(Type.Integer({ description: 'When the answer was made (Unix seconds); once SUCCESS.' })),
-    choices: Type.Array(chatAnswer.choices.items, { description: 'The answer once SUCCESS, as POST /chat/completions gives it; empty while PROCESSING and on FAIL.' }),
+    choices: Type.Array(chatAnswer.choices.items, {
+      description: 'The answer once SUCCESS, as POST /chat/completions gives it; empty while PROCESSING and on FAIL.',
+    }),
     usage: Type.Optional(ChatUsage),
     web_search: chatAnswer.web_search,
     content_filter: chatAnswer.content_filter,

@@ -8,13 +8,7 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import { responses } from '../shared/common.schema.ts';
 import { readAudioInput } from './audio-input.ts';
 import { checkAudioTranscription, maxBase64FieldBytes } from './audio.checks.ts';
-import {
-  AudioTranscriptionFields,
-  AudioTranscriptionForm,
-  AudioTranscriptionResponse,
-  AudioTranscriptionStreamEvent,
-  maxAudioBytes,
-} from './audio.schema.ts';
+import { AudioTranscriptionFields, AudioTranscriptionForm, AudioTranscriptionResponse, AudioTranscriptionStreamEvent, maxAudioBytes } from './audio.schema.ts';
 import { relayTranscriptionStream, wholeTextAsDelta } from './transcription-stream-relay.ts';
 
 export function registerAudioRoutes(app: App, deps: AppDependencies): void {

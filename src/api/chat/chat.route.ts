@@ -38,11 +38,16 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       checkChatRequest(body);
       const chat = deps.engines.chat(body.model);
       const search = toChatSearch(body);
-      const { request: chatRequest, searchResults } = await prepareChat({ engines: deps.engines, mediaFetcher }, toChatRequest(body, abortOnDisconnect(reply)), search);
+      const { request: chatRequest, searchResults } = await prepareChat(
+        { engines: deps.engines, mediaFetcher },
+        toChatRequest(body, abortOnDisconnect(reply)),
+        search,
+      );
       let header = answerHeader(request, body.model);
       if (searchResults !== undefined && search?.showResults === true) header = { ...header, webSearch: searchResults.map(toWireSearchResult) };
       // The web_search tool ran one search for this answer.
-      const recordUsage = (usage: ChatUsage) => request.recordUsage({ model: body.model, ...usage, ...(search === undefined ? {} : { units: { searches: 1 } }) });
+      const recordUsage = (usage: ChatUsage) =>
+        request.recordUsage({ model: body.model, ...usage, ...(search === undefined ? {} : { units: { searches: 1 } }) });
       if (body.stream === true) {
         // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
         const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.engines.tokenizer(body.model);

@@ -5,15 +5,7 @@ import type { App, AppDependencies } from '../../http/app-types.ts';
 import { coercingValidatorCompiler, multipartContentType, multipartRouteOptions } from '../../http/multipart.ts';
 import { responses } from '../shared/common.schema.ts';
 import { contentDisposition, toFileObject } from './files.mapper.ts';
-import {
-  FileContentResponse,
-  FileDeleted,
-  FileIdParams,
-  FileList,
-  FileListQuery,
-  FileObject,
-  FileUploadForm,
-} from './files.schema.ts';
+import { FileContentResponse, FileDeleted, FileIdParams, FileList, FileListQuery, FileObject, FileUploadForm } from './files.schema.ts';
 import { receiveUpload } from './files.upload.ts';
 
 /** Newest first, and a page large enough to hold every file a key may keep. */
@@ -102,13 +94,15 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
       const { id } = request.params;
       const content = await deps.files.open(ownerOf(request), id);
       if (content === undefined) throw notFound('File', id);
-      return reply
-        .header('content-type', content.contentType)
-        .header('content-length', content.file.bytes)
-        .header('content-disposition', contentDisposition(content.file.filename, content.file.id))
-        // Uploaded bytes are served as the type their uploader named, never sniffed into something else.
-        .header('x-content-type-options', 'nosniff')
-        .send(content.stream);
+      return (
+        reply
+          .header('content-type', content.contentType)
+          .header('content-length', content.file.bytes)
+          .header('content-disposition', contentDisposition(content.file.filename, content.file.id))
+          // Uploaded bytes are served as the type their uploader named, never sniffed into something else.
+          .header('x-content-type-options', 'nosniff')
+          .send(content.stream)
+      );
     },
   );
 }

@@ -34,15 +34,11 @@ export async function toLayoutResponse(result: LayoutResult, context: LayoutResp
         page.elements.map(async (element, index) => ({
           element,
           imageUrl:
-            element.image === undefined
-              ? element.imageUrl
-              : await store(`layout/${context.id}/page-${pageIndex + 1}-image-${index + 1}.png`, element.image),
+            element.image === undefined ? element.imageUrl : await store(`layout/${context.id}/page-${pageIndex + 1}-image-${index + 1}.png`, element.image),
         })),
       );
       const visualization =
-        page.visualization === undefined
-          ? page.visualizationUrl
-          : await store(`layout/${context.id}/page-${pageIndex + 1}-layout.png`, page.visualization);
+        page.visualization === undefined ? page.visualizationUrl : await store(`layout/${context.id}/page-${pageIndex + 1}-layout.png`, page.visualization);
       return { page, elements, visualization };
     }),
   );
@@ -56,7 +52,12 @@ export async function toLayoutResponse(result: LayoutResult, context: LayoutResp
       width: page.width,
     })),
   );
-  const markdown = result.markdown ?? pages.map(({ elements }) => pageMarkdown(elements)).filter((text) => text !== '').join('\n\n');
+  const markdown =
+    result.markdown ??
+    pages
+      .map(({ elements }) => pageMarkdown(elements))
+      .filter((text) => text !== '')
+      .join('\n\n');
   const { promptTokens, completionTokens } = result.usage;
   return {
     id: context.id,
@@ -76,7 +77,9 @@ export async function toLayoutResponse(result: LayoutResult, context: LayoutResp
   };
 }
 
-function pageMarkdown(elements: readonly { readonly element: LayoutResult['pages'][number]['elements'][number]; readonly imageUrl: string | undefined }[]): string {
+function pageMarkdown(
+  elements: readonly { readonly element: LayoutResult['pages'][number]['elements'][number]; readonly imageUrl: string | undefined }[],
+): string {
   return layoutMarkdown(
     elements.map(({ element, imageUrl }) => ({
       label: element.label,

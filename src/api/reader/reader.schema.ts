@@ -46,9 +46,7 @@ export const ReaderResult = Type.Object({
   external: Type.Optional(
     Type.Object(
       {
-        stylesheet: Type.Optional(
-          Type.Record(Type.String(), FreeFormObject, { description: 'Stylesheet URL → {type: "text/css", media?}.' }),
-        ),
+        stylesheet: Type.Optional(Type.Record(Type.String(), FreeFormObject, { description: 'Stylesheet URL → {type: "text/css", media?}.' })),
       },
       { description: 'External resources.' },
     ),

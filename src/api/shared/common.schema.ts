@@ -34,9 +34,7 @@ export function ContentFilterVerdicts(description: string) {
 export const ErrorBody = Type.Object(
   {
     contentFilter: Type.Optional(
-      ContentFilterVerdicts(
-        'Code 1301 only: what was flagged; level 1 where the engine gave no severity (every engine but the upstream platform).',
-      ),
+      ContentFilterVerdicts('Code 1301 only: what was flagged; level 1 where the engine gave no severity (every engine but the upstream platform).'),
     ),
     error: Type.Object({
       code: Type.String({ pattern: '^[0-9]+$', description: 'Business error code, a string of digits.' }),

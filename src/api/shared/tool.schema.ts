@@ -4,9 +4,7 @@ import { StringEnum } from './common.schema.ts';
 export const FunctionDefinition = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-zA-Z0-9_-]+$' }),
   description: Type.Optional(Type.String()),
-  parameters: Type.Optional(
-    Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the parameters; omit when there are none.' }),
-  ),
+  parameters: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the parameters; omit when there are none.' })),
 });
 
 /** Function tool only (tokenizer). */
@@ -34,9 +32,7 @@ export const WebSearchToolOptions = Type.Object({
 export const ChatTool = Type.Object({
   type: StringEnum(['function', 'retrieval', 'web_search']),
   function: Type.Optional(FunctionDefinition),
-  retrieval: Type.Optional(
-    Type.Object({ knowledge_id: Type.String({ minLength: 1 }), prompt_template: Type.Optional(Type.String()) }),
-  ),
+  retrieval: Type.Optional(Type.Object({ knowledge_id: Type.String({ minLength: 1 }), prompt_template: Type.Optional(Type.String()) })),
   web_search: Type.Optional(WebSearchToolOptions),
 });
 

@@ -3,9 +3,7 @@ import { parseInlineData } from '../../core/media/inline-data.ts';
 import { maxVideoImageBytes, type VideoImage } from '../../core/media/video-input-limits.ts';
 import type { VideoGenerationRequest, VideoImageInput } from './videos.schema.ts';
 
-
 const sourceForms = "an http(s) URL, a 'data:image/png|jpeg|jpg;base64,' URL, or base64 image data";
-
 
 /** The video rules JSON Schema cannot state: prompt or image required, image forms, frame mode. */
 export function checkVideoRequest(body: VideoGenerationRequest): void {
@@ -26,9 +24,7 @@ export function listVideoImages(input: VideoImageInput): VideoImage[] {
   if (typeof input === 'string') return [{ field: 'image_url', source: input }];
   if (!Array.isArray(input)) return [{ field: 'image_url.url', source: input.url }];
   return input.map((item, index) =>
-    typeof item === 'string'
-      ? { field: `image_url[${index}]`, source: item }
-      : { field: `image_url[${index}].url`, source: item.url },
+    typeof item === 'string' ? { field: `image_url[${index}]`, source: item } : { field: `image_url[${index}].url`, source: item.url },
   );
 }
 

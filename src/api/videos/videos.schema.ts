@@ -6,7 +6,6 @@ export const videoQualities = ['speed', 'quality'] as const;
 
 export const videoSizes = ['1280x720', '720x1280', '1024x1024', '1920x1080', '1080x1920', '2048x1080', '3840x2160'] as const;
 
-
 /** At most two images: the first frame and the last frame (spec image_url row). */
 export const maxVideoImages = 2;
 
@@ -15,8 +14,7 @@ function IntegerEnum<const Values extends readonly number[]>(values: Values, des
   return Type.Unsafe<Values[number]>({ type: 'integer', enum: [...values], description });
 }
 
-const imageSourceDescription =
-  'An http(s) URL, a data:image/png|jpeg|jpg;base64, URL, or bare base64 of a .png/.jpeg/.jpg image of at most 5 MB.';
+const imageSourceDescription = 'An http(s) URL, a data:image/png|jpeg|jpg;base64, URL, or bare base64 of a .png/.jpeg/.jpg image of at most 5 MB.';
 
 /** One input image as a string, or wrapped as `{url}` (platform-facts §1.5: "or an object"). */
 const VideoImageString = Type.String({ minLength: 1, description: imageSourceDescription });
@@ -38,18 +36,9 @@ export const VideoGenerationRequest = Type.Object({
   quality: Type.Optional(StringEnum(videoQualities, { description: 'speed (default; faster) or quality (higher quality).' })),
   with_audio: Type.Optional(Type.Boolean({ description: 'Generate AI sound effects; default false.' })),
   image_url: Type.Optional(
-    Type.Union(
-      [
-        VideoImageString,
-        VideoImageObject,
-        Type.Array(Type.Union([VideoImageString, VideoImageObject]), { minItems: 1, maxItems: maxVideoImages }),
-      ],
-      {
-        description:
-          'Image basis: one image, or two (first frame and last frame; that mode supports only quality speed). ' +
-          imageSourceDescription,
-      },
-    ),
+    Type.Union([VideoImageString, VideoImageObject, Type.Array(Type.Union([VideoImageString, VideoImageObject]), { minItems: 1, maxItems: maxVideoImages })], {
+      description: 'Image basis: one image, or two (first frame and last frame; that mode supports only quality speed). ' + imageSourceDescription,
+    }),
   ),
   size: Type.Optional(
     StringEnum(videoSizes, {

@@ -24,11 +24,7 @@ export interface WebSearchHeader {
 }
 
 /** The wire answer; `search_intent` only when the client asked for it. */
-export function toWebSearchResponse(
-  header: WebSearchHeader,
-  response: SearchResponse,
-  intentAsked: boolean,
-): Static<typeof WebSearchResponse> {
+export function toWebSearchResponse(header: WebSearchHeader, response: SearchResponse, intentAsked: boolean): Static<typeof WebSearchResponse> {
   return {
     id: header.id,
     created: header.created,

@@ -13,19 +13,12 @@ export const WebSearchRequest = Type.Object({
     Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'Number of results, 1-50; search_pro_sogou takes 10, 20, 30, 40 or 50.' }),
   ),
   search_domain_filter: Type.Optional(Type.String({ description: 'Only results from this domain, for example www.example.com.' })),
-  search_recency_filter: Type.Optional(
-    StringEnum(searchRecencyFilters, { default: 'noLimit', description: 'Restricts results by page age.' }),
-  ),
-  content_size: Type.Optional(
-    StringEnum(['medium', 'high'], { description: 'medium: a summary of about 400-600 characters; high: about 2500 characters.' }),
-  ),
+  search_recency_filter: Type.Optional(StringEnum(searchRecencyFilters, { default: 'noLimit', description: 'Restricts results by page age.' })),
+  content_size: Type.Optional(StringEnum(['medium', 'high'], { description: 'medium: a summary of about 400-600 characters; high: about 2500 characters.' })),
   search_intent: Type.Optional(Type.Boolean({ default: false, description: 'Recognise the search intent first.' })),
   // Sent by the Python SDK; accepted and ignored.
   sensitive_word_check: Type.Optional(
-    Type.Object(
-      { type: Type.Optional(Type.String()), status: Type.Optional(Type.String()) },
-      { description: 'Accepted for SDK compatibility; ignored.' },
-    ),
+    Type.Object({ type: Type.Optional(Type.String()), status: Type.Optional(Type.String()) }, { description: 'Accepted for SDK compatibility; ignored.' }),
   ),
   include_image: Type.Optional(Type.Boolean({ description: 'Accepted for SDK compatibility; ignored.' })),
   request_id: Type.Optional(RequestId),

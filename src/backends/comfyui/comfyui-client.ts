@@ -47,10 +47,7 @@ export class ComfyUiClient {
       const body = asRecord(parseJson(response.text));
       const error = asString(asRecord(body?.['error'])?.['message']) ?? engineErrorMessage(response.text);
       const nodes = describeNodeErrors(body?.['node_errors']);
-      throw new ApiError(
-        '1221',
-        `ComfyUI refused the workflow of model '${this.#modelName}' (${workflowPath}): ${error}${nodes === '' ? '' : ` ${nodes}`}`,
-      );
+      throw new ApiError('1221', `ComfyUI refused the workflow of model '${this.#modelName}' (${workflowPath}): ${error}${nodes === '' ? '' : ` ${nodes}`}`);
     }
     const promptId = asString(asRecord(parseJson(this.#expectOk(response, 'POST /prompt')))?.['prompt_id']);
     if (promptId === undefined) throw new ApiError('500', `ComfyUI answered POST /prompt for model '${this.#modelName}' without a prompt_id.`);

@@ -7,9 +7,7 @@ export interface ComfyOutput extends ComfyFile {
 }
 
 export type ComfyOutcome =
-  | { readonly state: 'pending' }
-  | { readonly state: 'failed'; readonly reason: string }
-  | { readonly state: 'done'; readonly outputs: readonly ComfyOutput[] };
+  { readonly state: 'pending' } | { readonly state: 'failed'; readonly reason: string } | { readonly state: 'done'; readonly outputs: readonly ComfyOutput[] };
 
 /**
  * Reads a prompt's history entry. ComfyUI writes it once the prompt has finished: `status`

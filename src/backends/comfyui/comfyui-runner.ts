@@ -29,7 +29,10 @@ export interface ComfyRun<Result> {
 export async function runComfyWorkflow<Result>(settings: ComfyRunSettings, run: ComfyRun<Result>, callerSignal: AbortSignal): Promise<Result> {
   const { modelName, workflow, client } = settings;
   const timeoutError = () =>
-    new ApiError('1234', `ComfyUI did not finish the workflow of model '${modelName}' within ${settings.timeoutMs / 1000} s (timeoutMs); the prompt was cancelled.`);
+    new ApiError(
+      '1234',
+      `ComfyUI did not finish the workflow of model '${modelName}' within ${settings.timeoutMs / 1000} s (timeoutMs); the prompt was cancelled.`,
+    );
   return runWithDeadline(callerSignal, settings.timeoutMs, timeoutError, async (signal) => {
     const values = await run.values(signal);
     let filled: Record<string, unknown>;

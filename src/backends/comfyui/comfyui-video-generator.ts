@@ -53,8 +53,10 @@ export class ComfyVideoGenerator implements VideoGenerator {
       with_audio: request.withAudio,
     };
     const batch = randomUUID();
-    if (first !== undefined) values.image = await client.uploadImage(first.bytes, `model-platform-${batch}-first.${extensionOf(first.contentType)}`, first.contentType, signal);
-    if (last !== undefined) values.last_image = await client.uploadImage(last.bytes, `model-platform-${batch}-last.${extensionOf(last.contentType)}`, last.contentType, signal);
+    if (first !== undefined)
+      values.image = await client.uploadImage(first.bytes, `model-platform-${batch}-first.${extensionOf(first.contentType)}`, first.contentType, signal);
+    if (last !== undefined)
+      values.last_image = await client.uploadImage(last.bytes, `model-platform-${batch}-last.${extensionOf(last.contentType)}`, last.contentType, signal);
     return values;
   }
 
@@ -62,7 +64,10 @@ export class ComfyVideoGenerator implements VideoGenerator {
     const { workflow, modelName } = this.#settings;
     const [file] = pickOutputs(outputs, (output) => videoExtensions.has(extensionOfFile(output.filename)));
     if (file === undefined) {
-      throw new ApiError('1221', `The workflow of model '${modelName}' (${workflow.path}) saved no video; it needs a video output node (SaveVideo, VHS_VideoCombine).`);
+      throw new ApiError(
+        '1221',
+        `The workflow of model '${modelName}' (${workflow.path}) saved no video; it needs a video output node (SaveVideo, VHS_VideoCombine).`,
+      );
     }
     const bytes = await view(file);
     const contentType = videoTypeOf(bytes) ?? (imageTypeOf(bytes) === 'image/gif' ? 'image/gif' : undefined);

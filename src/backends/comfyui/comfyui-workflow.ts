@@ -14,7 +14,18 @@ import { readFileSync } from 'node:fs';
  * - image, last_image: the uploaded input images' names, for LoadImage nodes (video only)
  */
 export const workflowPlaceholders = [
-  'prompt', 'width', 'height', 'seed', 'steps', 'quality', 'fps', 'duration', 'frames', 'with_audio', 'image', 'last_image',
+  'prompt',
+  'width',
+  'height',
+  'seed',
+  'steps',
+  'quality',
+  'fps',
+  'duration',
+  'frames',
+  'with_audio',
+  'image',
+  'last_image',
 ] as const;
 
 export type WorkflowPlaceholder = (typeof workflowPlaceholders)[number];

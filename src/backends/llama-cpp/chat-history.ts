@@ -59,7 +59,10 @@ export function toChatFunctions(tools: readonly FunctionTool[]): ChatModelFuncti
   const functions = nullPrototypeRecord<ChatModelFunctions[string]>();
   for (const tool of tools) {
     // Rendering only serializes the schema, so any JSON Schema passes, not just the grammar subset.
-    functions[tool.name] = { ...(tool.description === undefined ? {} : { description: tool.description }), params: (tool.parameters ?? null) as ChatModelFunctions[string]['params'] };
+    functions[tool.name] = {
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      params: (tool.parameters ?? null) as ChatModelFunctions[string]['params'],
+    };
   }
   return functions;
 }

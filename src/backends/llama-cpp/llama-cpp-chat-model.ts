@@ -104,7 +104,10 @@ export class LlamaCppChatModel implements ChatModel {
         continue;
       }
       if (finishReasons[event.end] === 'stop' && !isJsonObject(content)) {
-        throw new ApiError('500', `The engine for model '${this.#engine.settings.modelName}' produced output that is not a JSON object despite its grammar; please try again.`);
+        throw new ApiError(
+          '500',
+          `The engine for model '${this.#engine.settings.modelName}' produced output that is not a JSON object despite its grammar; please try again.`,
+        );
       }
       yield finish(finishReasons[event.end], prompt, event);
     }

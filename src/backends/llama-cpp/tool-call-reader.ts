@@ -53,7 +53,10 @@ function validatorFor(tool: FunctionTool): Validator {
     try {
       validate = ajv.compile(withoutKeys(schema, ['$id', '$schema']));
     } catch (error) {
-      throw new ApiError('1214', `Invalid parameter 'tools': the parameters of function '${tool.name}' are not a usable JSON Schema (${(error as Error).message}).`);
+      throw new ApiError(
+        '1214',
+        `Invalid parameter 'tools': the parameters of function '${tool.name}' are not a usable JSON Schema (${(error as Error).message}).`,
+      );
     }
     if (validators.size >= cachedValidatorLimit) validators.delete(validators.keys().next().value as string);
     validators.set(key, validate);

@@ -1,18 +1,7 @@
 import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { ThinkTagSplitter } from '../../core/chat/think-tag-splitter.ts';
-import {
-  argumentsText,
-  asArray,
-  asRecord,
-  asString,
-  finishReasonOf,
-  newToolCallId,
-  pathOf,
-  readUsage,
-  reasoningOf,
-  type WireRecord,
-} from './wire-reading.ts';
+import { argumentsText, asArray, asRecord, asString, finishReasonOf, newToolCallId, pathOf, readUsage, reasoningOf, type WireRecord } from './wire-reading.ts';
 
 interface ToolCallSlot {
   /** The index the platform's stream uses: calls numbered in the order they started. */

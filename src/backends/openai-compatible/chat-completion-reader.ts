@@ -1,17 +1,7 @@
 import type { ChatResult, ToolCall } from '../../core/chat/chat-types.ts';
 import { splitThinkTags } from '../../core/chat/think-tag-splitter.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
-import {
-  argumentsText,
-  asArray,
-  asRecord,
-  asString,
-  finishReasonOf,
-  newToolCallId,
-  pathOf,
-  readUsage,
-  reasoningOf,
-} from './wire-reading.ts';
+import { argumentsText, asArray, asRecord, asString, finishReasonOf, newToolCallId, pathOf, readUsage, reasoningOf } from './wire-reading.ts';
 
 /**
  * A non-streamed chat completion as a ChatResult: reasoning from the reasoning field or from a

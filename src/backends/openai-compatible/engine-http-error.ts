@@ -5,7 +5,8 @@ import { asRecord, asString } from './wire-reading.ts';
 const longestMessage = 300;
 
 /** How an engine says the prompt does not fit: vLLM, SGLang, llama.cpp server, Ollama, TGI. */
-const contextLengthPattern = /context length|context size|context window|maximum context|exceeds? the (available )?context|too many tokens|prompt is too long|input is too long|longer than the model/i;
+const contextLengthPattern =
+  /context length|context size|context window|maximum context|exceeds? the (available )?context|too many tokens|prompt is too long|input is too long|longer than the model/i;
 
 /**
  * The error a client sees when an OpenAI-compatible engine answers a call with an error status.

@@ -55,9 +55,14 @@ export class LlamaServerTokenizer {
     }
     const missing = (path: string) => (status: number, text: string) =>
       status === 404 || status === 405
-        ? new ApiError('1221', `The engine for model '${this.#engine.modelName}' has no ${path} endpoint (HTTP ${status}), so it is not a llama.cpp server; fix 'engine' in the model's config, or configure tokenizerPath.`)
+        ? new ApiError(
+            '1221',
+            `The engine for model '${this.#engine.modelName}' has no ${path} endpoint (HTTP ${status}), so it is not a llama.cpp server; fix 'engine' in the model's config, or configure tokenizerPath.`,
+          )
         : this.#engine.httpError(status, text);
-    const rendered = asRecord(await postJson(this.#engine, { url: `${this.#origin}/apply-template`, body: chatBody, signal, httpError: missing('/apply-template') }));
+    const rendered = asRecord(
+      await postJson(this.#engine, { url: `${this.#origin}/apply-template`, body: chatBody, signal, httpError: missing('/apply-template') }),
+    );
     const prompt = rendered?.['prompt'];
     if (typeof prompt !== 'string' || prompt === '') {
       throw new ApiError('500', `The llama.cpp server of model '${this.#engine.modelName}' answered /apply-template without a prompt.`);

@@ -58,9 +58,7 @@ export function toOpenAiMessages(messages: readonly ChatMessage[], withMedia: bo
   return messages.map((message) => {
     const wire: Record<string, unknown> = {
       role: message.role,
-      content: withMedia && message.content !== null && typeof message.content !== 'string'
-        ? message.content.map(toOpenAiPart)
-        : textContent(message.content),
+      content: withMedia && message.content !== null && typeof message.content !== 'string' ? message.content.map(toOpenAiPart) : textContent(message.content),
     };
     if (message.reasoningContent !== undefined) wire['reasoning_content'] = message.reasoningContent;
     if (message.toolCalls !== undefined && message.toolCalls.length > 0) {

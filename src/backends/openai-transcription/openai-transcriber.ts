@@ -4,7 +4,6 @@ import type { Transcriber, Transcription, TranscriptionRequest } from '../../cor
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
 
-
 /**
  * An OpenAI-compatible transcription server (`POST {baseUrl}/audio/transcriptions`: OpenAI,
  * vLLM, faster-whisper-server / speaches, whisper.cpp server, LocalAI). It answers the whole

@@ -10,7 +10,10 @@ const defaultSearxngTimeoutMs = 20_000;
 /** Web search through a SearXNG instance (`baseUrl`, its JSON format enabled). */
 export const createSearxngBackend: BackendFactory<SearxngSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
-    throw new ApiError('1221', `Search engine '${modelName}' uses backend searxng but has no baseUrl; add the instance's address, for example baseUrl: http://searxng:8080.`);
+    throw new ApiError(
+      '1221',
+      `Search engine '${modelName}' uses backend searxng but has no baseUrl; add the instance's address, for example baseUrl: http://searxng:8080.`,
+    );
   }
   return {
     search: new SearxngSearcher({

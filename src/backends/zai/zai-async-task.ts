@@ -39,7 +39,11 @@ export class ZaiAsyncTask {
   /** One poll, through the engine client: its caps (maxResponseBytes), timeout and error mapping. */
   async #result(id: string, signal: AbortSignal): Promise<WireRecord> {
     const record = asRecord(await getJson(this.#engine, { url: `${this.#baseUrl}/async-result/${encodeURIComponent(id)}`, signal }));
-    if (record === undefined) throw new ApiError('500', `The upstream platform answered GET /async-result for model '${this.#engine.modelName}' with something that is not a JSON object.`);
+    if (record === undefined)
+      throw new ApiError(
+        '500',
+        `The upstream platform answered GET /async-result for model '${this.#engine.modelName}' with something that is not a JSON object.`,
+      );
     return record;
   }
 }

@@ -8,7 +8,6 @@ import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.t
 import type { ZaiAsyncTask } from './zai-async-task.ts';
 import { readContentFilter } from './zai-content-filter.ts';
 
-
 /**
  * Image generation on the upstream platform: `POST /images/generations` for the synchronous
  * endpoint; for an asynchronous task, the upstream's own `POST /async/images/generations`,
@@ -32,7 +31,8 @@ export class ZaiImageGenerator implements ImageGenerator {
 
   generate(request: ImageRequest): Promise<GeneratedImages> {
     const model = this.#engine.modelName;
-    const timeoutError = () => new ApiError('1234', `The upstream platform did not finish the image of model '${model}' within ${this.#engine.timeoutMs / 1000} s (timeoutMs).`);
+    const timeoutError = () =>
+      new ApiError('1234', `The upstream platform did not finish the image of model '${model}' within ${this.#engine.timeoutMs / 1000} s (timeoutMs).`);
     return runWithDeadline(request.signal, this.#engine.timeoutMs, timeoutError, async (signal) => {
       const body = { model: this.#upstreamModel, prompt: request.prompt, size: `${request.width}x${request.height}`, quality: request.quality };
       let urls: (string | undefined)[];
@@ -50,7 +50,8 @@ export class ZaiImageGenerator implements ImageGenerator {
         if (url === undefined) continue;
         const { bytes } = await this.#download.download(url, maxEngineImageBytes, signal);
         const contentType = imageTypeOf(bytes);
-        if (contentType === undefined) throw new ApiError('500', `The upstream platform's image ${url} for model '${model}' is not a PNG, JPEG, WebP or GIF image.`);
+        if (contentType === undefined)
+          throw new ApiError('500', `The upstream platform's image ${url} for model '${model}' is not a PNG, JPEG, WebP or GIF image.`);
         images.push({ bytes, contentType });
       }
       if (images.length === 0) throw new ApiError('500', `The upstream platform answered the image request for model '${model}' without an image URL.`);

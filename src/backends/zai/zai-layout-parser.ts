@@ -1,5 +1,14 @@
 import { ApiError } from '../../core/errors/api-error.ts';
-import { layoutLabels, type LayoutElement, type LayoutLabel, type LayoutPage, type LayoutParser, type LayoutRequest, type LayoutResult, type NormalisedBox } from '../../core/ocr/layout-parser.ts';
+import {
+  layoutLabels,
+  type LayoutElement,
+  type LayoutLabel,
+  type LayoutPage,
+  type LayoutParser,
+  type LayoutRequest,
+  type LayoutResult,
+  type NormalisedBox,
+} from '../../core/ocr/layout-parser.ts';
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { asArray, asRecord, asString, type WireRecord } from '../openai-compatible/wire-reading.ts';
 

@@ -17,7 +17,11 @@ export class ZaiTokenizer implements TokenCounter {
     this.#upstreamModel = upstreamModel;
   }
 
-  async countPromptTokens(request: { readonly messages: ChatRequest['messages']; readonly tools: ChatRequest['tools']; readonly signal: AbortSignal }): Promise<number> {
+  async countPromptTokens(request: {
+    readonly messages: ChatRequest['messages'];
+    readonly tools: ChatRequest['tools'];
+    readonly signal: AbortSignal;
+  }): Promise<number> {
     const body: Record<string, unknown> = { model: this.#upstreamModel, messages: toOpenAiMessages(request.messages, true) };
     if (request.tools.length > 0) body['tools'] = toOpenAiTools(request.tools);
     const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });
@@ -27,7 +31,8 @@ export class ZaiTokenizer implements TokenCounter {
     }
     const counted = asCount(count);
     // A rendered chat always has tokens (its role markers at least): 0 is the upstream failing, never a count.
-    if (counted === 0) throw new ApiError('500', `The upstream platform counted 0 tokens for a non-empty prompt of model '${this.#engine.modelName}' at /tokenizer.`);
+    if (counted === 0)
+      throw new ApiError('500', `The upstream platform counted 0 tokens for a non-empty prompt of model '${this.#engine.modelName}' at /tokenizer.`);
     return counted;
   }
 }

@@ -28,7 +28,8 @@ export class ZaiVideoGenerator implements VideoGenerator {
 
   generate(request: VideoRequest): Promise<GeneratedVideo> {
     const model = this.#modelName;
-    const timeoutError = () => new ApiError('1234', `The upstream platform did not finish the video of model '${model}' within ${this.#timeoutMs / 1000} s (timeoutMs).`);
+    const timeoutError = () =>
+      new ApiError('1234', `The upstream platform did not finish the video of model '${model}' within ${this.#timeoutMs / 1000} s (timeoutMs).`);
     return runWithDeadline(request.signal, this.#timeoutMs, timeoutError, async (signal) => {
       const answer = await this.#tasks.run('/videos/generations', this.#body(request), signal);
       const result = asRecord(asArray(answer['video_result'])[0]);
@@ -36,7 +37,8 @@ export class ZaiVideoGenerator implements VideoGenerator {
       if (url === undefined) throw new ApiError('500', `The upstream platform finished the video of model '${model}' without video_result[0].url.`);
       const { bytes } = await this.#download.download(url, maxEngineVideoBytes, signal);
       const contentType = videoTypeOf(bytes);
-      if (contentType === undefined) throw new ApiError('500', `The upstream platform's video ${url} for model '${model}' is not an MP4, QuickTime or WebM file.`);
+      if (contentType === undefined)
+        throw new ApiError('500', `The upstream platform's video ${url} for model '${model}' is not an MP4, QuickTime or WebM file.`);
       const coverUrl = asString(result?.['cover_image_url']);
       if (coverUrl === undefined || coverUrl === '') return { bytes, contentType };
       const cover = (await this.#download.download(coverUrl, maxEngineImageBytes, signal)).bytes;

@@ -25,10 +25,7 @@ export const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
  */
 export const createZaiBackend: BackendFactory<ZaiSettings> = ({ modelName, entry }) => {
   if (entry.apiKey === undefined) {
-    throw new ApiError(
-      '1221',
-      `Model '${modelName}' uses backend zai but has no apiKey; add one to its config entry, for example apiKey: \${ZAI_API_KEY}.`,
-    );
+    throw new ApiError('1221', `Model '${modelName}' uses backend zai but has no apiKey; add one to its config entry, for example apiKey: \${ZAI_API_KEY}.`);
   }
   const baseUrl = (entry.baseUrl ?? defaultZaiBaseUrl).replace(/\/+$/, '');
   const upstreamModel = entry.upstreamModel ?? modelName;

@@ -51,9 +51,7 @@ export function toMilliseconds(exp: number): number {
 function parseJsonObject(base64url: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(base64url, 'base64url').toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

@@ -48,7 +48,10 @@ export async function searchForChat(
 export function withSearchResults(request: ChatRequest, results: readonly SearchResult[], searchPrompt: string | undefined): ChatRequest {
   if (results.length === 0) return request;
   const listed = results
-    .map((result, index) => `[${result.refer || `ref_${index + 1}`}] ${result.title}\n${result.link}${result.publishDate === '' ? '' : ` (${result.publishDate})`}\n${result.content}`)
+    .map(
+      (result, index) =>
+        `[${result.refer || `ref_${index + 1}`}] ${result.title}\n${result.link}${result.publishDate === '' ? '' : ` (${result.publishDate})`}\n${result.content}`,
+    )
     .join('\n\n');
   const text =
     searchPrompt !== undefined && /\{\{?search_result\}\}?/.test(searchPrompt)

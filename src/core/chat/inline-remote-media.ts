@@ -60,7 +60,8 @@ async function inlinePart(part: ContentPart, field: string, fetcher: GuardedFetc
     throw error;
   }
   // An error page is not the media the client meant; the model must not be shown it as such.
-  if (fetched.status < 200 || fetched.status > 299) throw new ApiError('1214', `Invalid parameter '${field}': fetching ${part.url} answered HTTP ${fetched.status}.`);
+  if (fetched.status < 200 || fetched.status > 299)
+    throw new ApiError('1214', `Invalid parameter '${field}': fetching ${part.url} answered HTTP ${fetched.status}.`);
   const mediaType = fetched.contentType.mediaType || 'application/octet-stream';
   return { type: part.type, url: `data:${mediaType};base64,${fetched.body.toString('base64')}` };
 }

@@ -27,7 +27,9 @@ function normalized(key: string): string {
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours cost 1. */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, row) => Array.from({ length: b.length + 1 }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, row) =>
+    Array.from({ length: b.length + 1 }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)),
+  );
   const at = (row: number, column: number): number => rows[row]?.[column] ?? Number.POSITIVE_INFINITY;
   for (let row = 1; row <= a.length; row++) {
     for (let column = 1; column <= b.length; column++) {

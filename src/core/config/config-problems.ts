@@ -37,9 +37,7 @@ export function schemaProblems(schema: TSchema, value: unknown, at: string, owne
       problems.set(key, describeRule(error));
     }
   }
-  return [...problems]
-    .filter(([key, text]) => !(suggested.has(key) && text.startsWith('is required')))
-    .map(([key, text]) => ({ key, text }));
+  return [...problems].filter(([key, text]) => !(suggested.has(key) && text.startsWith('is required'))).map(([key, text]) => ({ key, text }));
 }
 
 /**

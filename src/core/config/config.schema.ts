@@ -33,8 +33,7 @@ export const modelSettings = {
 const ModelEntryShape = Type.Unsafe<ModelEntry>(Type.Object({}));
 
 /** One agent's settings: the catalog model it calls. */
-const AgentEntry = (description: string) =>
-  Type.Object({ model: Type.String({ minLength: 1, description }) }, { additionalProperties: false });
+const AgentEntry = (description: string) => Type.Object({ model: Type.String({ minLength: 1, description }) }, { additionalProperties: false });
 
 export const PlatformConfigSchema = Type.Object(
   {
@@ -64,9 +63,7 @@ export const PlatformConfigSchema = Type.Object(
     reader: Type.Optional(
       Type.Object(
         {
-          render: Type.Optional(
-            Type.Boolean({ description: 'Run the scripts of HTML pages in headless Chromium before reading them (default false).' }),
-          ),
+          render: Type.Optional(Type.Boolean({ description: 'Run the scripts of HTML pages in headless Chromium before reading them (default false).' })),
           chromiumPath: Type.Optional(Type.String({ minLength: 1, description: 'Chromium executable for rendering (default /usr/bin/chromium).' })),
           maxBytes: Type.Optional(
             Type.Integer({ minimum: 1024, description: 'Largest page or PDF the reader fetches, in bytes after decompression (default 20 MiB).' }),

@@ -147,7 +147,10 @@ function readS3Settings(environment: NodeJS.ProcessEnv): S3Settings | undefined 
     }
     return undefined;
   }
-  for (const [name, value] of [['S3_ENDPOINT', endpoint], ['S3_PUBLIC_ENDPOINT', publicEndpoint]] as const) {
+  for (const [name, value] of [
+    ['S3_ENDPOINT', endpoint],
+    ['S3_PUBLIC_ENDPOINT', publicEndpoint],
+  ] as const) {
     if (value !== undefined && !isHttpUrl(value)) throw new ConfigError(`${name}: is not an http(s) URL`);
   }
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {

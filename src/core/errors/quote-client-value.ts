@@ -9,7 +9,12 @@ export const quotedValueChars = 64;
  */
 export function quoteClientValue(value: unknown, maxChars: number = quotedValueChars): string {
   const text = typeof value === 'string' ? value : String(value);
-  const cut = text.length > maxChars ? `${Array.from(text.slice(0, maxChars + 1)).slice(0, maxChars).join('')}…` : text;
+  const cut =
+    text.length > maxChars
+      ? `${Array.from(text.slice(0, maxChars + 1))
+          .slice(0, maxChars)
+          .join('')}…`
+      : text;
   let quoted = '';
   for (const character of cut) {
     const code = character.charCodeAt(0);

@@ -143,8 +143,7 @@ export class BlobFileStore implements FileStore {
   #tooManyFiles(): ApiError {
     return invalidField(
       'file',
-      `this key already keeps ${this.#maxFilesPerKey} files, the most one key may keep; ` +
-        'delete one (DELETE /paas/v4/files/{id}) before uploading another',
+      `this key already keeps ${this.#maxFilesPerKey} files, the most one key may keep; ` + 'delete one (DELETE /paas/v4/files/{id}) before uploading another',
     );
   }
 

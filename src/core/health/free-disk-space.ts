@@ -26,8 +26,7 @@ export function freeDiskSpaceCheck(path: string, minFreeBytes: number, readDiskS
     const freeBytes = space.bavail * space.bsize;
     if (freeBytes < minFreeBytes) {
       throw new Error(
-        `the data disk has ${megabytes(freeBytes)} MB free, less than the minimum of ${megabytes(minFreeBytes)} MB ` +
-          '(MODEL_PLATFORM_MIN_FREE_DISK_MB)',
+        `the data disk has ${megabytes(freeBytes)} MB free, less than the minimum of ${megabytes(minFreeBytes)} MB ` + '(MODEL_PLATFORM_MIN_FREE_DISK_MB)',
       );
     }
   };

@@ -9,12 +9,15 @@ export type Ajv = AjvCompiler.Ajv;
  */
 export function createAjv(coerceTypes: false | 'array'): Ajv {
   const created: { ajv?: Ajv } = {};
-  AjvCompiler()({}, {
-    customOptions: { coerceTypes, useDefaults: false, removeAdditional: false, allErrors: false, strict: false },
-    onCreate: (instance) => {
-      created.ajv = instance;
+  AjvCompiler()(
+    {},
+    {
+      customOptions: { coerceTypes, useDefaults: false, removeAdditional: false, allErrors: false, strict: false },
+      onCreate: (instance) => {
+        created.ajv = instance;
+      },
     },
-  });
+  );
   if (created.ajv === undefined) throw new Error('@fastify/ajv-compiler did not create an Ajv instance.');
   return created.ajv;
 }

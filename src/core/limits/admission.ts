@@ -119,7 +119,10 @@ export class Admission {
       rate: rateLimit === undefined ? undefined : ratePart(key.id, rateLimit, now),
       tokens: part('tokens', quota?.tokens, window),
       calls: part('calls', quota?.calls, window),
-      slot: slotLimit === undefined ? undefined : { counter: slotCounter(key.id, model), holder: randomUUID(), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs },
+      slot:
+        slotLimit === undefined
+          ? undefined
+          : { counter: slotCounter(key.id, model), holder: randomUUID(), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs },
     };
     if (check.rate !== undefined || check.tokens !== undefined || check.calls !== undefined || check.slot !== undefined) {
       const verdict = await this.#limiter.check(check);
@@ -191,7 +194,8 @@ export class Admission {
   /** The end of an admitted call: frees its slot and charges what it costs. */
   async #endCall(keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, slot: SlotHold | undefined, succeeded: boolean): Promise<void> {
     const price = priceOf(policy, model);
-    const amount = !succeeded || price === undefined || charge === 'none' ? 0 : Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
+    const amount =
+      !succeeded || price === undefined || charge === 'none' ? 0 : Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
     if (slot !== undefined) this.#liveSlots.delete(slot);
     await Promise.all([
       slot === undefined ? undefined : this.#logFailure(keyId, 'slot not freed (it lapses)', () => this.#limiter.releaseSlot(slot)),

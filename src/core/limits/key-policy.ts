@@ -28,9 +28,7 @@ const Count = (description: string) => Type.Integer({ minimum: 0, description })
  */
 export const KeyPolicySchema = Type.Object(
   {
-    scope: Type.Optional(
-      Type.Union([Type.Literal('user'), Type.Literal('admin')], { description: 'admin keys may also call /admin. Default user.' }),
-    ),
+    scope: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('admin')], { description: 'admin keys may also call /admin. Default user.' })),
     models: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000, description: 'The models this key may call (others: 1220). Absent: all.' }),
     ),

@@ -11,7 +11,6 @@ export interface LimitWindow {
  */
 const latest = { day: undefined as LimitWindow | undefined, month: undefined as LimitWindow | undefined, minute: undefined as LimitWindow | undefined };
 
-
 /** A quota period in UTC: the calendar day or month that contains `now`. */
 export function quotaWindow(period: 'day' | 'month', now: number): LimitWindow {
   const cached = latest[period];

@@ -39,4 +39,3 @@ export const imageTaskRequest = new StoredTaskData('request', ImageJobSchema);
 export const videoTaskRequest = new StoredTaskData('request', VideoJobSchema);
 export const imageTaskResult = new StoredTaskData('result', StoredImageResult);
 export const videoTaskResult = new StoredTaskData('result', StoredVideoResult);
-

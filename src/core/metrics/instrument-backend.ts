@@ -74,9 +74,7 @@ export function instrumentBackend(backend: Backend, model: string, observer: Eng
     const streamTranscript = transcribe.stream?.bind(transcribe);
     instrumented.transcribe = {
       transcribe: (request) => track('transcribe', request.signal, () => transcribe.transcribe(request)),
-      ...(streamTranscript === undefined
-        ? {}
-        : { stream: (request) => trackStream('transcribe', request.signal, () => streamTranscript(request)) }),
+      ...(streamTranscript === undefined ? {} : { stream: (request) => trackStream('transcribe', request.signal, () => streamTranscript(request)) }),
     };
   }
   if (backend.close !== undefined) instrumented.close = () => backend.close?.() ?? Promise.resolve();

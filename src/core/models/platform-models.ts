@@ -2,8 +2,20 @@ import type { Capability } from './capability.ts';
 
 /** Chat models of the spec whose body is the text variant. */
 export const textChatModels = [
-  'glm-5.3', 'glm-5.2', 'glm-5.1', 'glm-5', 'glm-4.7', 'glm-4.7-flash', 'glm-4.7-flashx', 'glm-4.6',
-  'glm-4.5', 'glm-4.5-air', 'glm-4.5-x', 'glm-4.5-airx', 'glm-4.5-flash', 'glm-4-32b-0414-128k',
+  'glm-5.3',
+  'glm-5.2',
+  'glm-5.1',
+  'glm-5',
+  'glm-4.7',
+  'glm-4.7-flash',
+  'glm-4.7-flashx',
+  'glm-4.6',
+  'glm-4.5',
+  'glm-4.5-air',
+  'glm-4.5-x',
+  'glm-4.5-airx',
+  'glm-4.5-flash',
+  'glm-4-32b-0414-128k',
 ] as const;
 
 /** Chat models of the vision variant (the spec's max_tokens row names the 4.6v and 4.5v series). */

@@ -32,7 +32,10 @@ export async function applyUsageRetention(ledger: UsageLedgerHousekeeping, optio
  * processes doing it at once is harmless: preparing a day twice and dropping a dropped day are
  * no-ops. Returns a stop function that waits for a pass under way.
  */
-export function startUsageRetention(ledger: UsageLedgerHousekeeping, options: UsageRetentionOptions & Required<Pick<UsageRetentionOptions, 'log'>>): () => Promise<void> {
+export function startUsageRetention(
+  ledger: UsageLedgerHousekeeping,
+  options: UsageRetentionOptions & Required<Pick<UsageRetentionOptions, 'log'>>,
+): () => Promise<void> {
   const log = options.log;
   return startPeriodicJob(
     () => applyUsageRetention(ledger, options),

@@ -79,10 +79,16 @@ const unitNames = sumNames.slice(3);
 const legacyColumns = 'id, key_id, model, endpoint, request_id, prompt_tokens, completion_tokens, cached_tokens, created_at';
 
 async function extendLedgerInPlace(database: Kysely<unknown>): Promise<void> {
-  await database.schema.alterTable('usage_records').addColumn('day', 'varchar(10)', (column) => column.notNull().defaultTo('')).execute();
+  await database.schema
+    .alterTable('usage_records')
+    .addColumn('day', 'varchar(10)', (column) => column.notNull().defaultTo(''))
+    .execute();
   await sql`UPDATE usage_records SET day = strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')`.execute(database);
   for (const [name, type] of sumColumns.slice(3)) {
-    await database.schema.alterTable('usage_records').addColumn(name, type, (column) => column.notNull().defaultTo(0)).execute();
+    await database.schema
+      .alterTable('usage_records')
+      .addColumn(name, type, (column) => column.notNull().defaultTo(0))
+      .execute();
   }
   await database.schema.createIndex('usage_records_day').on('usage_records').column('day').execute();
 }

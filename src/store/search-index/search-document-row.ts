@@ -47,7 +47,10 @@ export function fromRow(row: SearchDocumentRow): IndexedDocument {
 export function domainKey(domainOrUrl: string): string {
   let host = domainOrUrl.trim().toLowerCase();
   if (/^[a-z][a-z0-9+.-]*:\/\//.test(host)) host = hostOf(host);
-  host = host.replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/\.$/, '');
+  host = host
+    .replace(/[/?#].*$/, '')
+    .replace(/:\d+$/, '')
+    .replace(/\.$/, '');
   return host.startsWith('www.') ? host.slice(4) : host;
 }
 

@@ -23,7 +23,14 @@ export function rollupSums(rows: readonly UsageRecordTable[]): UsageDailyTable[]
     const group = `${row.day}\u0000${row.key_id}\u0000${row.model}\u0000${row.endpoint}`;
     let sum = sums.get(group);
     if (sum === undefined) {
-      sum = { day: row.day, key_id: row.key_id, model: row.model, endpoint: row.endpoint, calls: 0, ...(Object.fromEntries(summedColumns.map((column) => [column, 0])) as Record<(typeof summedColumns)[number], number>) };
+      sum = {
+        day: row.day,
+        key_id: row.key_id,
+        model: row.model,
+        endpoint: row.endpoint,
+        calls: 0,
+        ...(Object.fromEntries(summedColumns.map((column) => [column, 0])) as Record<(typeof summedColumns)[number], number>),
+      };
       sums.set(group, sum);
     }
     sum.calls += 1;

@@ -14,7 +14,11 @@ export function parseContentType(header: string | undefined): ContentType {
     const separator = parameter.indexOf('=');
     if (separator < 0) continue;
     if (parameter.slice(0, separator).trim().toLowerCase() !== 'charset') continue;
-    const value = parameter.slice(separator + 1).trim().replace(/^["']|["']$/g, '').toLowerCase();
+    const value = parameter
+      .slice(separator + 1)
+      .trim()
+      .replace(/^["']|["']$/g, '')
+      .toLowerCase();
     if (value !== '') charset = value;
   }
   return { mediaType: type.trim().toLowerCase(), charset };

@@ -3,15 +3,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { parseContentType, type ContentType } from './content-type.ts';
-import {
-  blockedAddress,
-  fetchTimedOut,
-  hostNotFound,
-  tooLarge,
-  tooManyRedirects,
-  unreachable,
-  unsupportedScheme,
-} from './fetch-errors.ts';
+import { blockedAddress, fetchTimedOut, hostNotFound, tooLarge, tooManyRedirects, unreachable, unsupportedScheme } from './fetch-errors.ts';
 import { readHttpUrl } from './http-url.ts';
 import { BlockedAddressError, type SsrfGuard } from './ssrf-guard.ts';
 import { nullPrototypeRecord } from '../../core/objects/null-prototype-record.ts';
@@ -117,13 +109,7 @@ export class GuardedFetcher {
     await Promise.all([this.#dispatcher.close(), this.#trustedDispatcher?.close()]);
   }
 
-  async #follow(
-    requested: string,
-    start: URL,
-    options: FetchOptions,
-    signal: AbortSignal,
-    onHop: (url: URL) => void,
-  ): Promise<FetchedResource> {
+  async #follow(requested: string, start: URL, options: FetchOptions, signal: AbortSignal, onHop: (url: URL) => void): Promise<FetchedResource> {
     const maxRedirects = this.#options.maxRedirects ?? defaultMaxRedirects;
     const maxBytes = options.maxBytes ?? this.#options.maxBytes;
     let current = start;

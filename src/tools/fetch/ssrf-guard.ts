@@ -90,7 +90,10 @@ export class SsrfGuard {
         if (first === undefined) {
           callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
         } else if (options.all === true) {
-          callback(null, wanted.map((entry) => ({ address: entry.address, family: entry.family })));
+          callback(
+            null,
+            wanted.map((entry) => ({ address: entry.address, family: entry.family })),
+          );
         } else {
           callback(null, first.address, first.family);
         }

@@ -40,9 +40,7 @@ type Draft =
  */
 export function analyseLayout(page: PageContent): LayoutBlock[] {
   const pictures = findPictures(page);
-  const lines = page.lines.filter(
-    (line) => line.text.trim() !== '' && !pictures.some((picture) => fractionInside(line.box, picture) >= 0.5),
-  );
+  const lines = page.lines.filter((line) => line.text.trim() !== '' && !pictures.some((picture) => fractionInside(line.box, picture) >= 0.5));
   const lineHeight = median(lines.map((line) => boxHeight(line.box))) || page.height / 50;
   const { tables, rest } = findTables(lines, { minCellGap: 0.5 * lineHeight });
   const items: PageItem[] = [

@@ -3,7 +3,31 @@ import { hasUnspacedScript } from './join-line-texts.ts';
 /** Signs that make a line mathematics (a plain hyphen or slash does not: dates, page numbers). */
 const mathOperator = /[=+×÷^√∛∑∏∫∮≤≥≈≠≡±∓∂∞∇→⇒⇔∈∉⊂⊆∪∩<>]/u;
 /** Words that are mathematics, not prose. */
-const mathWords = new Set(['sin', 'cos', 'tan', 'cot', 'sec', 'csc', 'sinh', 'cosh', 'tanh', 'log', 'exp', 'lim', 'max', 'min', 'sup', 'inf', 'det', 'mod', 'arg', 'sqrt', 'dx', 'dy', 'dt']);
+const mathWords = new Set([
+  'sin',
+  'cos',
+  'tan',
+  'cot',
+  'sec',
+  'csc',
+  'sinh',
+  'cosh',
+  'tanh',
+  'log',
+  'exp',
+  'lim',
+  'max',
+  'min',
+  'sup',
+  'inf',
+  'det',
+  'mod',
+  'arg',
+  'sqrt',
+  'dx',
+  'dy',
+  'dt',
+]);
 
 /**
  * Whether a block's text is mostly mathematics: it holds an operator, at most one prose word

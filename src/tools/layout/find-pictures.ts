@@ -21,12 +21,10 @@ export function findPictures(page: PageContent): Box[] {
     const covered = lines.reduce((sum, line) => sum + intersectionArea(line, box), 0);
     return covered >= 0.25 * boxArea(box);
   };
-  const isLargeEnough = (box: Box) =>
-    boxArea(box) >= 0.02 * pageArea && boxWidth(box) >= 0.03 * page.width && boxHeight(box) >= 0.03 * page.height;
+  const isLargeEnough = (box: Box) => boxArea(box) >= 0.02 * pageArea && boxWidth(box) >= 0.03 * page.width && boxHeight(box) >= 0.03 * page.height;
   const known = page.pictures.map((box) => clampBox(box, page.width, page.height)).filter((box) => boxArea(box) >= 0.001 * pageArea && !isBackground(box));
   // Thin rules around or between text lines are a frame or a ruled table, not a picture.
-  const isRuling = (region: GraphicRegion) =>
-    region.ruleShare >= 0.85 && lineBoxes.some((line) => fractionInside(line, region.box) >= 0.5);
+  const isRuling = (region: GraphicRegion) => region.ruleShare >= 0.85 && lineBoxes.some((line) => fractionInside(line, region.box) >= 0.5);
   const detected = detectedRegions(page, lineBoxes)
     .filter((region) => isLargeEnough(region.box) && !isRuling(region) && !isBackground(region.box))
     .map((region) => region.box);

@@ -162,7 +162,10 @@ function looksLikeColumnsOfText(grid: readonly Cell[][][]): boolean {
 
 function wordCount(text: string): number {
   const unspaced = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0;
-  const spaced = text.replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu, ' ').split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word));
+  const spaced = text
+    .replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu, ' ')
+    .split(/\s+/)
+    .filter((word) => /[\p{L}\p{N}]/u.test(word));
   return spaced.length + unspaced / 2;
 }
 

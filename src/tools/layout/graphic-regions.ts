@@ -212,7 +212,12 @@ function components(grown: Uint8Array, ink: Uint8Array, rules: Uint8Array, colum
         x1 = Math.max(x1, column);
         y1 = Math.max(y1, row);
       }
-      const neighbours = [column > 0 ? index - 1 : -1, column < columns - 1 ? index + 1 : -1, row > 0 ? index - columns : -1, row < rows - 1 ? index + columns : -1];
+      const neighbours = [
+        column > 0 ? index - 1 : -1,
+        column < columns - 1 ? index + 1 : -1,
+        row > 0 ? index - columns : -1,
+        row < rows - 1 ? index + columns : -1,
+      ];
       for (const next of neighbours) {
         if (next < 0 || grown[next] !== 1 || seen[next] === 1) continue;
         seen[next] = 1;

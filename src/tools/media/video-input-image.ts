@@ -24,7 +24,10 @@ export async function readVideoImage(image: VideoImage, fetcher: GuardedFetcher,
   }
   const type = imageTypeOf(bytes);
   if (type !== 'image/png' && type !== 'image/jpeg') {
-    throw invalidField(image.field, `must be a PNG or JPEG image; its bytes are ${type === undefined ? 'not an image this server recognises' : `${type.slice('image/'.length).toUpperCase()}`}`);
+    throw invalidField(
+      image.field,
+      `must be a PNG or JPEG image; its bytes are ${type === undefined ? 'not an image this server recognises' : `${type.slice('image/'.length).toUpperCase()}`}`,
+    );
   }
   return { bytes, contentType: type };
 }

@@ -11,13 +11,7 @@ export interface DecodedText {
  *
  * @param probabilities the [steps × classes] block of one line, row by row
  */
-export function decodeCtc(
-  probabilities: Float32Array,
-  offset: number,
-  steps: number,
-  classes: number,
-  dictionary: readonly string[],
-): DecodedText {
+export function decodeCtc(probabilities: Float32Array, offset: number, steps: number, classes: number, dictionary: readonly string[]): DecodedText {
   let text = '';
   let probabilitySum = 0;
   let characters = 0;

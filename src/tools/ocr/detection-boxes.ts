@@ -19,12 +19,7 @@ const minimumSide = 3;
  * (the model predicts a shrunk kernel of each line). Document text is horizontal, so the
  * rectangle stands in for PaddleOCR's minimum-area rotated box.
  */
-export function boxesFromProbabilityMap(
-  probabilities: Float32Array,
-  width: number,
-  height: number,
-  options: DetectionBoxOptions,
-): Box[] {
+export function boxesFromProbabilityMap(probabilities: Float32Array, width: number, height: number, options: DetectionBoxOptions): Box[] {
   const labels = new Int32Array(width * height);
   const stack = new Int32Array(width * height);
   const boxes: Box[] = [];

@@ -15,5 +15,4 @@ export type OcrWorkerRequest =
 
 /** From a worker to the pool: the lines of a read (none for a load), or why it failed. */
 export type OcrWorkerReply =
-  | { readonly id: number; readonly lines: TextLine[] }
-  | { readonly id: number; readonly error: { readonly name: string; readonly message: string } };
+  { readonly id: number; readonly lines: TextLine[] } | { readonly id: number; readonly error: { readonly name: string; readonly message: string } };

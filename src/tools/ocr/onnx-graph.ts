@@ -1,14 +1,4 @@
-import {
-  concatBytes,
-  fieldFloat,
-  floatField,
-  fieldText,
-  lengthDelimited,
-  readFields,
-  textField,
-  varintField,
-  type WireField,
-} from './protobuf-wire.ts';
+import { concatBytes, fieldFloat, floatField, fieldText, lengthDelimited, readFields, textField, varintField, type WireField } from './protobuf-wire.ts';
 
 /** ONNX field numbers used here (onnx.proto). */
 const modelGraph = 7;
@@ -206,10 +196,7 @@ export class OnnxGraph {
   #encodeNode(node: GraphNode): Uint8Array {
     const original = readFields(this.#bytes, node.field.start, node.field.end);
     const constant = node.opType === 'Constant' ? this.#constants.get(node.outputs[0] ?? '') : undefined;
-    const parts: Uint8Array[] = [
-      ...node.inputs.map((input) => textField(nodeInput, input)),
-      ...node.outputs.map((output) => textField(nodeOutput, output)),
-    ];
+    const parts: Uint8Array[] = [...node.inputs.map((input) => textField(nodeInput, input)), ...node.outputs.map((output) => textField(nodeOutput, output))];
     for (const field of original) {
       if (field.number === nodeInput || field.number === nodeOutput) continue;
       if (field.number === nodeAttribute && constant?.changed === true) continue;

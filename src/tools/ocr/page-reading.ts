@@ -28,12 +28,7 @@ const upsideDownThreshold = 0.9;
  * right), confidence the mean probability of the line's characters. Rejects with the signal's
  * reason when it is aborted (checked between stages and recognition batches).
  */
-export async function readPage(
-  models: OcrModels,
-  raster: RasterImage,
-  settings: PageReadingSettings,
-  signal?: AbortSignal,
-): Promise<TextLine[]> {
+export async function readPage(models: OcrModels, raster: RasterImage, settings: PageReadingSettings, signal?: AbortSignal): Promise<TextLine[]> {
   signal?.throwIfAborted();
   const boxes = await detectTextBoxes(models.detection, raster, {
     sideLimit: settings.detectionSideLimit,
@@ -90,10 +85,11 @@ async function readEitherWayUp(
       models.dictionary,
       recognition,
     );
-  const texts = await read(regions.map((_, index) => index), pageTurned);
-  const doubtful = probabilities.flatMap((probability, index) =>
-    (pageTurned ? 1 - probability : probability) >= upsideDownThreshold ? [index] : [],
+  const texts = await read(
+    regions.map((_, index) => index),
+    pageTurned,
   );
+  const doubtful = probabilities.flatMap((probability, index) => ((pageTurned ? 1 - probability : probability) >= upsideDownThreshold ? [index] : []));
   if (doubtful.length === 0) return texts;
   const otherWay = await read(doubtful, !pageTurned);
   doubtful.forEach((lineIndex, index) => {

@@ -45,8 +45,7 @@ export function readFields(bytes: Uint8Array, start = 0, end = bytes.length): Wi
       fields.push({ number, wireType, at, start: position, end: position, value });
       continue;
     }
-    const length =
-      wireType === lengthDelimitedType ? varint() : wireType === fixed64Type ? 8 : wireType === fixed32Type ? 4 : -1;
+    const length = wireType === lengthDelimitedType ? varint() : wireType === fixed64Type ? 8 : wireType === fixed32Type ? 4 : -1;
     if (length < 0 || position + length > end) throw new Error(`unreadable protobuf field ${number} (wire type ${wireType})`);
     fields.push({ number, wireType, at, start: position, end: position + length, value: 0 });
     position += length;

@@ -131,15 +131,7 @@ export function writeResizedRegion(
 }
 
 /** The value between four samples, `along` of the way right and `down` of the way down. */
-function bilinear(
-  source: Uint8ClampedArray,
-  topLeft: number,
-  topRight: number,
-  bottomLeft: number,
-  bottomRight: number,
-  along: number,
-  down: number,
-): number {
+function bilinear(source: Uint8ClampedArray, topLeft: number, topRight: number, bottomLeft: number, bottomRight: number, along: number, down: number): number {
   const upperLeft = source[topLeft] as number;
   const lowerLeft = source[bottomLeft] as number;
   const upper = upperLeft + ((source[topRight] as number) - upperLeft) * along;

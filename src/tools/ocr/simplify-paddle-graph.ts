@@ -196,9 +196,13 @@ function affineAsChannelConvolution(graph: OnnxGraph, multiply: GraphNode): bool
     encodeFloatConstant(bias, [channels], new Float32Array(channels).fill(affine.shift)),
   );
   remove(affine.multiply);
-  replace(graph, affine.add, 'Conv', [affine.input, weight, bias], [...affine.add.outputs], [
-    integerAttribute('group', channels),
-    integersAttribute('kernel_shape', [1, 1]),
-  ]);
+  replace(
+    graph,
+    affine.add,
+    'Conv',
+    [affine.input, weight, bias],
+    [...affine.add.outputs],
+    [integerAttribute('group', channels), integersAttribute('kernel_shape', [1, 1])],
+  );
   return true;
 }

@@ -28,11 +28,7 @@ const blankBorder = 32;
  * margins of a page are a fifth to a third of it; a blank page needs no detection at all), sampled
  * exactly as the whole would be.
  */
-export async function detectTextBoxes(
-  session: InferenceSession,
-  raster: RasterImage,
-  options: TextDetectionOptions,
-): Promise<Box[]> {
+export async function detectTextBoxes(session: InferenceSession, raster: RasterImage, options: TextDetectionOptions): Promise<Box[]> {
   const inked = inkedRegion(raster);
   if (inked === null) return [];
   const whole = detectorInputSize(raster, options.sideLimit);

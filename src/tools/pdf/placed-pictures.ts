@@ -63,11 +63,7 @@ export function placedPictures(operatorList: OperatorList, operators: PictureOpe
     } else if (operator === operators.endAnnotation) {
       saved.length = 0;
       matrix = identity;
-    } else if (
-      operator === operators.paintImageXObject ||
-      operator === operators.paintInlineImageXObject ||
-      operator === operators.paintImageMaskXObject
-    ) {
+    } else if (operator === operators.paintImageXObject || operator === operators.paintInlineImageXObject || operator === operators.paintImageMaskXObject) {
       const box = unitSquareBox(multiply(frame.transform, matrix), frame);
       if (box !== undefined) boxes.push(box);
     }
@@ -77,8 +73,11 @@ export function placedPictures(operatorList: OperatorList, operators: PictureOpe
 }
 
 function isMatrix(value: unknown): value is number[] {
-  return (Array.isArray(value) || ArrayBuffer.isView(value)) && (value as ArrayLike<unknown>).length === 6
-    && Array.from(value as ArrayLike<unknown>).every((entry) => typeof entry === 'number' && Number.isFinite(entry));
+  return (
+    (Array.isArray(value) || ArrayBuffer.isView(value)) &&
+    (value as ArrayLike<unknown>).length === 6 &&
+    Array.from(value as ArrayLike<unknown>).every((entry) => typeof entry === 'number' && Number.isFinite(entry))
+  );
 }
 
 /** The unit square mapped by the matrix, as a page box; undefined when it is off the page. */

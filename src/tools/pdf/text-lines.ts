@@ -58,11 +58,7 @@ interface PlacedRun {
  * one baseline, sorted along it, joined (with a space across a word gap) and split where the gap
  * is wide enough to be a column or table-cell boundary. Whitespace-only runs are dropped.
  */
-export function groupTextLines(
-  items: readonly PdfTextItem[],
-  styles: Readonly<Record<string, PdfTextStyle>>,
-  frame: PageFrame,
-): TextLine[] {
+export function groupTextLines(items: readonly PdfTextItem[], styles: Readonly<Record<string, PdfTextStyle>>, frame: PageFrame): TextLine[] {
   const runs: PlacedRun[] = [];
   for (const item of items) {
     // The font name comes from the document: an own entry or none, never Object.prototype's.
@@ -116,10 +112,12 @@ function placeRun(item: PdfTextItem, style: PdfTextStyle, frame: PageFrame): Pla
   const descent = descentFraction * fontHeight;
   const length = (vertical ? item.height : item.width) * frame.scale;
   const origin = { x: matrix[4] ?? 0, y: matrix[5] ?? 0 };
-  const corners = [-descent, ascent].flatMap((rise) => [0, length].map((advance) => ({
-    x: origin.x + up.x * rise + direction.x * advance,
-    y: origin.y + up.y * rise + direction.y * advance,
-  })));
+  const corners = [-descent, ascent].flatMap((rise) =>
+    [0, length].map((advance) => ({
+      x: origin.x + up.x * rise + direction.x * advance,
+      y: origin.y + up.y * rise + direction.y * advance,
+    })),
+  );
   const box = {
     x0: Math.min(...corners.map((corner) => corner.x)),
     y0: Math.min(...corners.map((corner) => corner.y)),

@@ -19,7 +19,8 @@ export async function decodeImage(bytes: Uint8Array): Promise<RasterImage> {
 
 function decodePng(buffer: Buffer): { width: number; height: number; data: Uint8Array } {
   const header = readPngSize(buffer);
-  if (header.width * header.height > maxPixels) throw new Error(`the image is ${header.width}×${header.height} pixels, more than ${maxPixels / 1_000_000} million`);
+  if (header.width * header.height > maxPixels)
+    throw new Error(`the image is ${header.width}×${header.height} pixels, more than ${maxPixels / 1_000_000} million`);
   const png = PNG.sync.read(buffer);
   return { width: png.width, height: png.height, data: png.data };
 }

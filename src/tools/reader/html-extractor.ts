@@ -55,7 +55,8 @@ export class HtmlExtractor {
 
   extract(html: string, finalUrl: string, options: ContentOptions): HtmlExtraction {
     const document = parseDocument(html);
-    if (document.documentElement !== null && nestedDeeperThan(document.documentElement, maxElementDepth)) return { kind: 'too-deep', maxDepth: maxElementDepth };
+    if (document.documentElement !== null && nestedDeeperThan(document.documentElement, maxElementDepth))
+      return { kind: 'too-deep', maxDepth: maxElementDepth };
     const base = documentBaseUrl(document, finalUrl);
     const page = readPageMetadata(document, base);
     const scripted = document.querySelector('script') !== null;

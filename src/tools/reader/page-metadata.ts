@@ -107,8 +107,7 @@ function findDatePublished(value: unknown, depth: number): string | undefined {
 
 /** A `<time>` that says it is the publication date, else the first `<time datetime>` of the page. */
 function publishedInTimeElement(document: DomDocument): string | undefined {
-  const marked: DomElement | null =
-    document.querySelector('time[itemprop="datePublished"][datetime]') ?? document.querySelector('time[pubdate][datetime]');
+  const marked: DomElement | null = document.querySelector('time[itemprop="datePublished"][datetime]') ?? document.querySelector('time[pubdate][datetime]');
   const element = marked ?? document.querySelector('time[datetime]');
   return element === null ? undefined : normalizeTime(element.getAttribute('datetime') ?? '');
 }

@@ -11,7 +11,18 @@ export interface PageRendererOptions {
 }
 
 /** Request headers the HTTP client sets itself or refuses; the browser's values are dropped. */
-const ownHeaders = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer', 'accept-encoding']);
+const ownHeaders = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'accept-encoding',
+]);
 /** Not needed to build the page's text, and the heaviest part of most pages. */
 const skippedResources = new Set(['image', 'media', 'font']);
 /** After `load`, how long to wait for the network to fall quiet (script-fetched content). */
@@ -107,17 +118,19 @@ export class PageRenderer {
 
   #launch(): Promise<Browser> {
     this.#browser ??= loadChromium()
-      .then((chromium) => chromium.launch({
-        executablePath: this.#options.executablePath,
-        headless: true,
-        args: [
-          ...headlessChromiumArgs,
-          '--proxy-server=http://proxy.invalid:1',
-          '--proxy-bypass-list=<-loopback>',
-          '--force-webrtc-ip-handling-policy',
-          '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-        ],
-      }))
+      .then((chromium) =>
+        chromium.launch({
+          executablePath: this.#options.executablePath,
+          headless: true,
+          args: [
+            ...headlessChromiumArgs,
+            '--proxy-server=http://proxy.invalid:1',
+            '--proxy-bypass-list=<-loopback>',
+            '--force-webrtc-ip-handling-policy',
+            '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+          ],
+        }),
+      )
       .then((browser) => {
         browser.on('disconnected', () => {
           this.#browser = undefined;

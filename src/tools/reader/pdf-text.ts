@@ -29,7 +29,13 @@ export async function readPdfText(bytes: Uint8Array): Promise<PdfText> {
     const info = ((await document.getMetadata()).info ?? {}) as Record<string, unknown>;
     const field = (name: string): string => (Object.hasOwn(info, name) && typeof info[name] === 'string' ? info[name].trim() : '');
     const metadata: Record<string, string> = {};
-    for (const [name, key] of [['Author', 'author'], ['Keywords', 'keywords'], ['Subject', 'description'], ['Creator', 'creator'], ['Producer', 'producer']] as const) {
+    for (const [name, key] of [
+      ['Author', 'author'],
+      ['Keywords', 'keywords'],
+      ['Subject', 'description'],
+      ['Creator', 'creator'],
+      ['Producer', 'producer'],
+    ] as const) {
       if (field(name) !== '') metadata[key] = field(name);
     }
     return {

@@ -1,9 +1,37 @@
 import { elementNode, textNode, type DomElement, type DomNode } from './dom-types.ts';
 
 const blockElements = new Set([
-  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'CAPTION', 'DD', 'DETAILS', 'DIV', 'DL', 'DT', 'FIELDSET', 'FIGCAPTION',
-  'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER', 'HR', 'MAIN', 'NAV', 'OL', 'P',
-  'SECTION', 'SUMMARY', 'TABLE', 'UL',
+  'ADDRESS',
+  'ARTICLE',
+  'ASIDE',
+  'BLOCKQUOTE',
+  'CAPTION',
+  'DD',
+  'DETAILS',
+  'DIV',
+  'DL',
+  'DT',
+  'FIELDSET',
+  'FIGCAPTION',
+  'FIGURE',
+  'FOOTER',
+  'FORM',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'HEADER',
+  'HR',
+  'MAIN',
+  'NAV',
+  'OL',
+  'P',
+  'SECTION',
+  'SUMMARY',
+  'TABLE',
+  'UL',
 ]);
 const skippedElements = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IMG', 'PICTURE', 'SVG', 'VIDEO', 'AUDIO', 'IFRAME']);
 
@@ -54,6 +82,12 @@ function walk(node: DomNode, parts: string[]): void {
 function tidyLines(text: string): string {
   return text
     .split('\n')
-    .map((line) => line.split('\t').map((cell) => cell.replace(/ {2,}/g, ' ').trim()).join('\t').replace(/\t+$/, ''))
+    .map((line) =>
+      line
+        .split('\t')
+        .map((cell) => cell.replace(/ {2,}/g, ' ').trim())
+        .join('\t')
+        .replace(/\t+$/, ''),
+    )
     .join('\n');
 }

@@ -20,16 +20,12 @@ export function notReadable(url: string, mediaType: string): ApiError {
 }
 
 export function challengePage(url: string): ApiError {
-  return new ApiError(
-    '1214',
-    `Invalid parameter 'url': ${url} answered with a bot check (a "verify you are human" page) instead of its content.`,
-  );
+  return new ApiError('1214', `Invalid parameter 'url': ${url} answered with a bot check (a "verify you are human" page) instead of its content.`);
 }
 
 export function nothingReadable(url: string, scripted: boolean, rendering: boolean): ApiError {
-  const hint = scripted && !rendering
-    ? ' The page builds its content with scripts; the server renders such pages only when reader.render is enabled in its config.'
-    : '';
+  const hint =
+    scripted && !rendering ? ' The page builds its content with scripts; the server renders such pages only when reader.render is enabled in its config.' : '';
   return new ApiError('1214', `Invalid parameter 'url': ${url} has no readable content.${hint}`);
 }
 

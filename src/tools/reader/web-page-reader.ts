@@ -72,9 +72,11 @@ export class WebPageReader implements WebReader {
     }
     if (kind === undefined) throw notReadable(url, resource.contentType.mediaType);
     const page =
-      kind === 'pdf' ? await this.#readPdf(url, resource, options)
-      : kind === 'text' ? textPage(decodeText(resource.body, resource.contentType.charset, false), options)
-      : await this.#readHtml(url, resource, options, deadline);
+      kind === 'pdf'
+        ? await this.#readPdf(url, resource, options)
+        : kind === 'text'
+          ? textPage(decodeText(resource.body, resource.contentType.charset, false), options)
+          : await this.#readHtml(url, resource, options, deadline);
     if (page.content === '') throw nothingReadable(url, false, false);
     return { url, ...page };
   }
@@ -110,7 +112,13 @@ export class WebPageReader implements WebReader {
     const content = pdf.pages.filter((page) => page !== '').join('\n\n');
     if (content === '') throw unreadablePdf(url, 'it has no text layer; image-only pages need OCR, see layout_parsing');
     return {
-      title: pdf.title || (content.split('\n').find((line) => line.trim() !== '')?.trim() ?? ''),
+      title:
+        pdf.title ||
+        (content
+          .split('\n')
+          .find((line) => line.trim() !== '')
+          ?.trim() ??
+          ''),
       description: pdf.subject,
       content,
       metadata: pdf.metadata,
@@ -148,7 +156,12 @@ function documentKind(resource: FetchedResource): DocumentKind | undefined {
 }
 
 function looksLikeHtml(body: Buffer): boolean {
-  const head = body.subarray(0, 1024).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
+  const head = body
+    .subarray(0, 1024)
+    .toString('latin1')
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
+    .trimStart()
+    .toLowerCase();
   return head.startsWith('<!doctype html') || head.startsWith('<html') || /<(head|body)[\s>]/.test(head);
 }
 

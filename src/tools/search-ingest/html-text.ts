@@ -17,9 +17,40 @@ export interface HtmlFacts {
 
 const skipped = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object', 'canvas']);
 const blocks = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer',
-  'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table',
-  'td', 'th', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'td',
+  'th',
+  'tr',
+  'ul',
 ]);
 const publishedSelectors = [
   'meta[property="article:published_time"]',
@@ -57,7 +88,9 @@ export function readHtmlFacts(html: string): HtmlFacts {
     siteName: meta('meta[property="og:site_name"]') || meta('meta[name="application-name"]'),
     canonicalUrl,
     icon: iconHref === '' ? '' : (httpUrl(iconHref, canonicalUrl) ?? ''),
-    publishedAt: publishedAtOf(publishedSelectors.map(meta).find((value) => value !== '') ?? document.querySelector('time[datetime]')?.getAttribute('datetime') ?? ''),
+    publishedAt: publishedAtOf(
+      publishedSelectors.map(meta).find((value) => value !== '') ?? document.querySelector('time[datetime]')?.getAttribute('datetime') ?? '',
+    ),
   };
 }
 

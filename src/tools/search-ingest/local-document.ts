@@ -66,6 +66,10 @@ function firstHeading(text: string): string {
 }
 
 function firstLine(text: string): string {
-  const line = text.split(/\r?\n/).find((candidate) => candidate.trim() !== '')?.trim() ?? '';
+  const line =
+    text
+      .split(/\r?\n/)
+      .find((candidate) => candidate.trim() !== '')
+      ?.trim() ?? '';
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

@@ -64,7 +64,14 @@ before(async () => {
     fetch: { allow: ['127.0.0.1'] },
   });
   const { platform } = test;
-  services = { config: platform.config, engines: platform.engines, tasks: platform.tasks, blobs: platform.blobs, files: noFiles, conversations: new AgentConversationRepository(platform.database) };
+  services = {
+    config: platform.config,
+    engines: platform.engines,
+    tasks: platform.tasks,
+    blobs: platform.blobs,
+    files: noFiles,
+    conversations: new AgentConversationRepository(platform.database),
+  };
   agent = createEffectVideoAgent(services);
   owner = test.key.split('.')[0] ?? '';
 });
@@ -117,7 +124,15 @@ describe('vidu_template_agent through the task engine and a fake ComfyUI', () =>
   it('goes pending → success with the video and its cover, made from the template prompt, the user text and the photo', async () => {
     comfy.plan({ outcome: 'success', pendingPolls: 4, files: [{ node: '6', kind: 'gifs', filename: 'Kiss_00001.mp4', bytes: mp4 }] });
     const asyncId = await submit(
-      input([{ role: 'user', content: [{ type: 'text', text: 'by the sea at sunset' }, { type: 'image_url', url: dataUrl('image/png', png) }] }]),
+      input([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'by the sea at sunset' },
+            { type: 'image_url', url: dataUrl('image/png', png) },
+          ],
+        },
+      ]),
     );
     assert.deepEqual(await agent.asyncResult(owner, asyncId, origin), { status: 'pending' }, 'pending right after the run');
     const result = await settle(asyncId);
@@ -147,7 +162,14 @@ describe('vidu_template_agent through the task engine and a fake ComfyUI', () =>
   });
 
   it('goes pending → failed with the engine failure as the error', async () => {
-    comfy.setDefaultPlan({ outcome: 'error', pendingPolls: 1, nodeId: '4', nodeType: 'WanImageToVideo', exceptionType: 'torch.OutOfMemoryError', exceptionMessage: 'CUDA out of memory.' });
+    comfy.setDefaultPlan({
+      outcome: 'error',
+      pendingPolls: 1,
+      nodeId: '4',
+      nodeType: 'WanImageToVideo',
+      exceptionType: 'torch.OutOfMemoryError',
+      exceptionMessage: 'CUDA out of memory.',
+    });
     const asyncId = await submit(input([{ role: 'user', content: [{ type: 'image_url', url: dataUrl('image/png', png) }] }], { template: 'sexy_me' }));
     const result = await settle(asyncId);
     assert.equal(result.status, 'failed', JSON.stringify(result));
@@ -171,14 +193,18 @@ describe('vidu_template_agent through the task engine and a fake ComfyUI', () =>
     assertApiError(await rejection(collect(agent.run(input([{ role: 'user', content: 'make it dance' }])))), '1214', 'messages', 'image');
     assertApiError(await rejection(collect(agent.run(input([{ role: 'assistant', content: dataUrl('image/png', png) }])))), '1214', 'messages');
     assertApiError(await rejection(collect(agent.run(input(image(dataUrl('image/gif', gif)))))), '1214', 'messages[0].content[0].image_url', 'PNG or JPEG');
-    assertApiError(
-      await rejection(collect(agent.run(input([{ role: 'user', content: 'http://127.0.0.2:9/secret.png' }])))),
-      '1214',
-      'messages[0].content',
-    );
+    assertApiError(await rejection(collect(agent.run(input([{ role: 'user', content: 'http://127.0.0.2:9/secret.png' }])))), '1214', 'messages[0].content');
     assertApiError(await rejection(collect(agent.run(input(image(dataUrl('image/png', png)), { template: 'moonwalk' })))), '1214', 'custom_variables.template');
     assertApiError(await rejection(collect(agent.run(input(image(dataUrl('image/png', png)), {})))), '1213', 'custom_variables.template');
-    const long = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'x'.repeat(400) }, { type: 'image_url' as const, url: dataUrl('image/png', png) }] }];
+    const long = [
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'x'.repeat(400) },
+          { type: 'image_url' as const, url: dataUrl('image/png', png) },
+        ],
+      },
+    ];
     assertApiError(await rejection(collect(agent.run(input(long)))), '1214', 'messages', '400 characters');
     const unconfigured = createEffectVideoAgent({ ...services, config: { ...services.config, agents: {} } });
     assertApiError(await rejection(collect(unconfigured.run(input(image(dataUrl('image/png', png)))))), '1221', 'vidu_template_agent', 'agents:');

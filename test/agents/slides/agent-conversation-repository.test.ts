@@ -22,7 +22,16 @@ for (const target of databaseTargets) {
         const conversations: AgentConversationStore = new AgentConversationRepository(database);
         const state = { plan: { title: '幻灯片', slides: [1, 2] }, pages: [{ key: 'slides/c1/r1/page-1.png', width: 960, height: 540 }] };
         const created = 1_700_000_000_000;
-        await conversations.create({ id: 'c1', agentId: 'slides_glm_agent', ownerKeyId: 'owner', revision: 1, messages: [{ role: 'user', content: 'hi' }], state, createdAt: created, updatedAt: created });
+        await conversations.create({
+          id: 'c1',
+          agentId: 'slides_glm_agent',
+          ownerKeyId: 'owner',
+          revision: 1,
+          messages: [{ role: 'user', content: 'hi' }],
+          state,
+          createdAt: created,
+          updatedAt: created,
+        });
 
         const found = await conversations.find('slides_glm_agent', 'owner', 'c1');
         assert.deepEqual(found, {

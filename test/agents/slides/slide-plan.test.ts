@@ -26,7 +26,10 @@ describe('slide plans: lenient reading', () => {
     assert.equal(plan.kind, 'deck');
     assert.deepEqual(plan.theme, { name: 'ocean', accent: '#ff0000' });
     if (plan.kind !== 'deck') return;
-    assert.deepEqual(plan.slides.map((slide) => slide.layout), ['title', 'bullets', 'two_column', 'quote']);
+    assert.deepEqual(
+      plan.slides.map((slide) => slide.layout),
+      ['title', 'bullets', 'two_column', 'quote'],
+    );
     assert.deepEqual(plan.slides[1]?.bullets, ['one', '2', 'three']);
     assert.deepEqual(plan.slides[2]?.left, { heading: 'A', bullets: ['a1'] });
     assert.deepEqual(plan.slides[2]?.right, { heading: '', bullets: ['b1', 'b2'] });
@@ -47,13 +50,20 @@ describe('slide plans: lenient reading', () => {
       ['{"kind": "poster", "title": "x", "sections": [{"text": "no heading"}]}', /sections\[0\]\.heading/],
     ];
     for (const [answer, expected] of problems) {
-      assert.throws(() => parseSlidePlan(answer), (error: unknown) => error instanceof PlanError && expected.test(error.message), answer);
+      assert.throws(
+        () => parseSlidePlan(answer),
+        (error: unknown) => error instanceof PlanError && expected.test(error.message),
+        answer,
+      );
     }
   });
 
   it('escapes every text of the plan in the HTML', () => {
     const plan = parseSlidePlan(
-      JSON.stringify({ title: '<script>alert(1)</script>', slides: [{ layout: 'bullets', title: '<img src=x onerror=alert(1)>', bullets: ['"quoted" & <b>bold</b>'] }] }),
+      JSON.stringify({
+        title: '<script>alert(1)</script>',
+        slides: [{ layout: 'bullets', title: '<img src=x onerror=alert(1)>', bullets: ['"quoted" & <b>bold</b>'] }],
+      }),
     );
     const html = planDocument(plan, [{ index: 0, size: { width: 960, height: 540 } }], 'print');
     assert.doesNotMatch(html, /<script|<img|<b>/);

@@ -71,7 +71,10 @@ describe('slides_glm_agent through POST /v1/agents and /v1/agents/conversation',
     const images = items.filter((item) => item.type === 'image_url');
     const pdfs = items.filter((item) => item.type === 'file_url');
     assert.equal(images.length, 3);
-    assert.deepEqual(images.map((item) => item.tag_en), ['Page 1', 'Page 2', 'Page 3']);
+    assert.deepEqual(
+      images.map((item) => item.tag_en),
+      ['Page 1', 'Page 2', 'Page 3'],
+    );
     assert.equal(pdfs.length, 1);
     const first = await decodeImage(await download(images[0]?.image_url ?? ''));
     const second = await decodeImage(await download(images[1]?.image_url ?? ''));

@@ -19,7 +19,12 @@ const deckPlan = {
   slides: [
     { layout: 'title', title: 'Solar <Energy> & Storage', subtitle: 'A short tour' },
     { layout: 'bullets', title: 'Why solar', bullets: ['Cheapest new power', 'Modular', '太阳能'] },
-    { layout: 'two_column', title: 'Rooftop vs utility', left: { heading: 'Rooftop', bullets: ['Near demand'] }, right: { heading: 'Utility', bullets: ['Lowest cost'] } },
+    {
+      layout: 'two_column',
+      title: 'Rooftop vs utility',
+      left: { heading: 'Rooftop', bullets: ['Near demand'] },
+      right: { heading: 'Utility', bullets: ['Lowest cost'] },
+    },
     { layout: 'quote', text: 'The stone age did not end for lack of stone.', attribution: 'Yamani' },
   ],
 };
@@ -176,7 +181,10 @@ describe('slides_glm_agent (loopback chat engine, real Chromium)', () => {
 
   it('conversation(): include_pdf false gives only pages; a size override redraws that page as PNG and in the PDF', async () => {
     const withoutPdf = await conversationItems(conversationId, false);
-    assert.deepEqual(withoutPdf.map((item) => item.type), ['image_url', 'image_url']);
+    assert.deepEqual(
+      withoutPdf.map((item) => item.type),
+      ['image_url', 'image_url'],
+    );
 
     const resized = await conversationItems(conversationId, true, [{ position: 2, width: 540, height: 720 }]);
     assert.equal(resized[0]?.url.split('?')[0], withoutPdf[0]?.url.split('?')[0], 'page 1 keeps its stored PNG');
@@ -211,7 +219,15 @@ describe('slides_glm_agent (loopback chat engine, real Chromium)', () => {
   it('sends an unreadable answer back once with the problem, then uses the second answer (2 calls)', async () => {
     engine.enqueue(
       planReply('Sure! Here are your slides: {"title": "Oops", "slides": [}', { promptTokens: 50, completionTokens: 10 }),
-      planReply({ kind: 'poster', title: 'Clean-up day', theme: 'forest', sections: [{ heading: 'When', text: 'Saturday' }, { heading: 'Where', text: 'The park' }] }),
+      planReply({
+        kind: 'poster',
+        title: 'Clean-up day',
+        theme: 'forest',
+        sections: [
+          { heading: 'When', text: 'Saturday' },
+          { heading: 'Where', text: 'The park' },
+        ],
+      }),
     );
     const { text, done } = await collect(agent.run(input('A poster for our clean-up day', owner)));
     assert.deepEqual(done.usage, { promptTokens: 170, completionTokens: 90, calls: 2 });

@@ -35,9 +35,24 @@ describe('glossary files', () => {
   });
 
   it('refuses, naming custom_variables.glossary: a row without a target, no rows at all, a file over the size cap', () => {
-    assertApiError(captured(() => terms('kernel,内核\ncache\n')), '1214', 'custom_variables.glossary', 'row 2');
-    assertApiError(captured(() => terms('source,target\n\n')), '1214', 'custom_variables.glossary', 'no');
-    assertApiError(captured(() => parseGlossary(Buffer.alloc(maxGlossaryBytes + 1, 'a'))), '1214', 'custom_variables.glossary', String(maxGlossaryBytes));
+    assertApiError(
+      captured(() => terms('kernel,内核\ncache\n')),
+      '1214',
+      'custom_variables.glossary',
+      'row 2',
+    );
+    assertApiError(
+      captured(() => terms('source,target\n\n')),
+      '1214',
+      'custom_variables.glossary',
+      'no',
+    );
+    assertApiError(
+      captured(() => parseGlossary(Buffer.alloc(maxGlossaryBytes + 1, 'a'))),
+      '1214',
+      'custom_variables.glossary',
+      String(maxGlossaryBytes),
+    );
   });
 
   it('matches source terms as words in spaced scripts and anywhere in unspaced ones, ignoring case', () => {
@@ -91,7 +106,10 @@ describe('glossary in the translation agent', () => {
   });
 
   it('runs one corrective call, listing the missing terms, when the output lacks one, and answers with its output', async () => {
-    engine.enqueue(answer('早起的鸟儿有虫子吃。', { promptTokens: 20, completionTokens: 7 }), answer('早鸟有虫子吃。', { promptTokens: 30, completionTokens: 5 }));
+    engine.enqueue(
+      answer('早起的鸟儿有虫子吃。', { promptTokens: 20, completionTokens: 7 }),
+      answer('早鸟有虫子吃。', { promptTokens: 30, completionTokens: 5 }),
+    );
     const run = await runToEnd(agent, translationInput(text, { source_lang: 'en', glossary: 'glossary-1' }));
     assert.equal(engine.requests.length, 2);
     const correction = engine.requests[1];
@@ -105,7 +123,7 @@ describe('glossary in the translation agent', () => {
     assert.deepEqual(run.done.usage, { promptTokens: 50, completionTokens: 12, calls: 2 });
   });
 
-  it("refuses a glossary id the key does not own (1214 naming custom_variables.glossary) before calling the engine", async () => {
+  it('refuses a glossary id the key does not own (1214 naming custom_variables.glossary) before calling the engine', async () => {
     files.put('another-key', 'glossary-2', 'worm,虫子\n');
     const error = await rejection(runToEnd(agent, translationInput(text, { glossary: 'glossary-2' })));
     assertApiError(error, '1214', 'custom_variables.glossary', 'glossary-2');

@@ -48,7 +48,15 @@ describe('translation agent: refusals and failures', () => {
   it('refuses media parts and messages without text, before calling the engine', async () => {
     const withFile = {
       ...translationInput('x'),
-      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Hi' }, { type: 'file_url' as const, url: 'https://example.com/a.pdf' }] }],
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text' as const, text: 'Hi' },
+            { type: 'file_url' as const, url: 'https://example.com/a.pdf' },
+          ],
+        },
+      ],
     };
     assertApiError(await rejection(runToEnd(agent, withFile)), '1214', 'messages[0].content[1].type', 'text parts only');
     assertApiError(await rejection(runToEnd(agent, translationInput('   '))), '1214', 'messages');

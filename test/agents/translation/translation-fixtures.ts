@@ -35,7 +35,9 @@ export function messagesOf(request: RecordedRequest | undefined): { role: string
 
 /** The whole prompt of one call as one string, for "contains" checks. */
 export function promptOf(request: RecordedRequest | undefined): string {
-  return messagesOf(request).map((message) => `${message.role}: ${message.content}`).join('\n');
+  return messagesOf(request)
+    .map((message) => `${message.role}: ${message.content}`)
+    .join('\n');
 }
 
 /** The user message of one call (the task; the system message holds the rules and the glossary). */

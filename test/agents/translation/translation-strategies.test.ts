@@ -3,16 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Agent } from '../../../src/agents/agent.ts';
 import type { EngineRegistry } from '../../../src/core/engines/engine-registry.ts';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../../helpers/fake-openai-server.ts';
-import {
-  answer,
-  MemoryFileStore,
-  messagesOf,
-  promptOf,
-  runToEnd,
-  translationAgent,
-  translationInput,
-  userPromptOf,
-} from './translation-fixtures.ts';
+import { answer, MemoryFileStore, messagesOf, promptOf, runToEnd, translationAgent, translationInput, userPromptOf } from './translation-fixtures.ts';
 
 const source = 'The early bird catches the worm.';
 
@@ -46,7 +37,10 @@ describe('translation strategies: the calls each pipeline makes', () => {
     assert.equal(call?.body['model'], 'fake/translator');
     assert.equal(call?.body['temperature'], 0.3);
     assert.deepEqual(call?.body['chat_template_kwargs'], { enable_thinking: false }, 'no hidden reasoning in pipeline calls');
-    assert.deepEqual(messagesOf(call).map((message) => message.role), ['system', 'user']);
+    assert.deepEqual(
+      messagesOf(call).map((message) => message.role),
+      ['system', 'user'],
+    );
     const prompt = userPromptOf(call);
     assert.match(prompt, /from English into Simplified Chinese/);
     assert.match(prompt, /Follow the user's suggestion on how to translate it: Use a common Chinese proverb\./);
@@ -77,7 +71,10 @@ describe('translation strategies: the calls each pipeline makes', () => {
   });
 
   it('two_step: a literal translation, then a streamed refinement that contains it', async () => {
-    engine.enqueue(answer('早的鸟抓住虫。', { promptTokens: 30, completionTokens: 6 }), answer('早起的鸟儿有虫吃。', { promptTokens: 50, completionTokens: 8 }));
+    engine.enqueue(
+      answer('早的鸟抓住虫。', { promptTokens: 30, completionTokens: 6 }),
+      answer('早起的鸟儿有虫吃。', { promptTokens: 50, completionTokens: 8 }),
+    );
     const run = await runToEnd(agent, translationInput(source, { source_lang: 'en', strategy: 'two_step' }));
     assert.equal(engine.requests.length, 2);
     const [literal, refine] = engine.requests;
@@ -96,7 +93,10 @@ describe('translation strategies: the calls each pipeline makes', () => {
     const run = await runToEnd(agent, translationInput(source, { source_lang: 'en', target_lang: 'ja', strategy: 'three_step' }));
     assert.equal(engine.requests.length, 3);
     const [literal, critique, refine] = engine.requests;
-    assert.deepEqual(engine.requests.map((request) => request.body['stream']), [false, false, true]);
+    assert.deepEqual(
+      engine.requests.map((request) => request.body['stream']),
+      [false, false, true],
+    );
     assert.match(userPromptOf(literal), /from English into Japanese literally/);
     assert.match(userPromptOf(critique), /Review the literal translation into Japanese/);
     assert.match(userPromptOf(critique), /<literal_translation>\nLITERAL-OUT\n/);
@@ -112,7 +112,10 @@ describe('translation strategies: the calls each pipeline makes', () => {
     const run = await runToEnd(agent, translationInput(source, { source_lang: 'en', target_lang: 'fr', strategy: 'reflection' }));
     assert.equal(engine.requests.length, 3);
     const [draft, reflect, improve] = engine.requests;
-    assert.deepEqual(engine.requests.map((request) => request.body['stream']), [false, false, true]);
+    assert.deepEqual(
+      engine.requests.map((request) => request.body['stream']),
+      [false, false, true],
+    );
     assert.match(userPromptOf(draft), /Translate the text from English into French/);
     assert.match(userPromptOf(reflect), /reflect on how to improve the translation/);
     assert.match(userPromptOf(reflect), /<translation>\nDRAFT-OUT\n<\/translation>/);
@@ -130,7 +133,10 @@ describe('translation strategies: the calls each pipeline makes', () => {
     );
     assert.equal(engine.requests.length, 2);
     const [reasoning, translation] = engine.requests;
-    assert.deepEqual(engine.requests.map((request) => request.body['stream']), [false, true]);
+    assert.deepEqual(
+      engine.requests.map((request) => request.body['stream']),
+      [false, true],
+    );
     assert.match(userPromptOf(reasoning), /think it through step by step/);
     assert.match(userPromptOf(reasoning), /Write this reasoning in French\./);
     assert.match(userPromptOf(reasoning), /do not write the final translation yet/);
@@ -142,7 +148,10 @@ describe('translation strategies: the calls each pipeline makes', () => {
   it("cot: reason_lang 'to' (the default) reasons in the target language", async () => {
     engine.setDefault(answer('x'));
     await runToEnd(agent, translationInput('Il pleut.', { source_lang: 'fr', target_lang: 'ko', strategy: 'cot' }));
-    await runToEnd(agent, translationInput('Il pleut.', { source_lang: 'auto', target_lang: 'ko', strategy: 'cot', strategy_config: { cot: { reason_lang: 'from' } } }));
+    await runToEnd(
+      agent,
+      translationInput('Il pleut.', { source_lang: 'auto', target_lang: 'ko', strategy: 'cot', strategy_config: { cot: { reason_lang: 'from' } } }),
+    );
     assert.match(userPromptOf(engine.requests[0]), /Write this reasoning in Korean\./);
     assert.match(userPromptOf(engine.requests[2]), /Write this reasoning in the language of the source text\./);
   });
@@ -164,7 +173,13 @@ describe('translation strategies: the calls each pipeline makes', () => {
     await runToEnd(agent, {
       ...translationInput(''),
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'First part.' }, { type: 'text', text: 'Second part.' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'First part.' },
+            { type: 'text', text: 'Second part.' },
+          ],
+        },
         { role: 'user', content: 'Third part.' },
       ],
     });

@@ -50,7 +50,17 @@ const refused: [address: string, reason: string][] = [
   ['not-an-address', 'not an IP'],
 ];
 
-const allowed = ['8.8.8.8', '93.184.216.34', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
+const allowed = [
+  '8.8.8.8',
+  '93.184.216.34',
+  '1.1.1.1',
+  '172.32.0.1',
+  '100.128.0.1',
+  '2606:4700:4700::1111',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+];
 
 describe('address policy', () => {
   for (const [address, reason] of refused) {

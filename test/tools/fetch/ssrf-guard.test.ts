@@ -13,7 +13,10 @@ const names: Record<string, ResolvedAddress[]> = {
   'metadata.test': [{ address: '169.254.169.254', family: 4 }],
   'v6-loopback.test': [{ address: '::1', family: 6 }],
   'mapped.test': [{ address: '::ffff:127.0.0.1', family: 6 }],
-  'mixed.test': [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }],
+  'mixed.test': [
+    { address: '93.184.216.34', family: 4 },
+    { address: '127.0.0.1', family: 4 },
+  ],
 };
 
 function resolverCounting(calls: string[]): HostResolver {
@@ -59,9 +62,28 @@ describe('SSRF guard', () => {
     it('refuses an address literal of every non-public range, before connecting', async () => {
       const fetcher = open([]);
       const hosts = [
-        '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.0.1', '169.254.169.254', '100.64.1.1', '224.0.0.1', '255.255.255.255',
-        '0.0.0.0', '240.0.0.1', '[::1]', '[::]', '[fe80::1]', '[fc00::1]', '[fd00:ec2::254]', '[ff02::1]',
-        '[::ffff:127.0.0.1]', '[::ffff:10.0.0.1]', '[::ffff:169.254.169.254]', '[::127.0.0.1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]',
+        '127.0.0.1',
+        '10.0.0.1',
+        '172.16.5.4',
+        '192.168.0.1',
+        '169.254.169.254',
+        '100.64.1.1',
+        '224.0.0.1',
+        '255.255.255.255',
+        '0.0.0.0',
+        '240.0.0.1',
+        '[::1]',
+        '[::]',
+        '[fe80::1]',
+        '[fc00::1]',
+        '[fd00:ec2::254]',
+        '[ff02::1]',
+        '[::ffff:127.0.0.1]',
+        '[::ffff:10.0.0.1]',
+        '[::ffff:169.254.169.254]',
+        '[::127.0.0.1]',
+        '[64:ff9b::7f00:1]',
+        '[2002:7f00:1::]',
       ];
       for (const host of hosts) await assertRefused(fetcher, `http://${host}:${web.port}/secret`);
       assert.equal(web.hits('/secret'), 0);
@@ -69,7 +91,19 @@ describe('SSRF guard', () => {
 
     it('refuses decimal, octal, hex and short spellings of loopback (normalised by the URL parser)', async () => {
       const fetcher = open([]);
-      for (const host of ['2130706433', '0177.0.0.1', '0x7f.0.0.1', '0x7f000001', '017700000001', '127.1', '127.0.1', '0', '0x0', '[0:0:0:0:0:ffff:127.0.0.1]', '[::ffff:7f00:1]']) {
+      for (const host of [
+        '2130706433',
+        '0177.0.0.1',
+        '0x7f.0.0.1',
+        '0x7f000001',
+        '017700000001',
+        '127.1',
+        '127.0.1',
+        '0',
+        '0x0',
+        '[0:0:0:0:0:ffff:127.0.0.1]',
+        '[::ffff:7f00:1]',
+      ]) {
         await assertRefused(fetcher, `http://${host}:${web.port}/secret`);
       }
       assert.equal(web.hits('/secret'), 0);

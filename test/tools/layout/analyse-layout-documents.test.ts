@@ -84,9 +84,6 @@ describe('analyseLayout on recorded recogniser output', () => {
     ]);
     // A scanned PDF page: its one picture is the whole page.
     const blocks = analyseLayout(textPage(lines, [box(0, 0, 800, 960), box(150, 520, 650, 720)], { width: 800, height: 960 }));
-    assert.deepEqual(describeBlocks(blocks), [
-      ...expectedOrder.map((block) => block.replace('Oslo', 'oISO')),
-      'text 中文段落的第一行文字内容，这是第二行。',
-    ]);
+    assert.deepEqual(describeBlocks(blocks), [...expectedOrder.map((block) => block.replace('Oslo', 'oISO')), 'text 中文段落的第一行文字内容，这是第二行。']);
   });
 });

@@ -16,12 +16,7 @@ const figurePage: PageSpec = {
 describe('analyseLayout: pictures', () => {
   it('places a known picture in reading order and gives it the lines lying inside it', () => {
     const page = textPage(
-      [
-        line('Text before the chart.', 100, 100, 300),
-        line('Q1', 200, 400, 30),
-        line('Q2', 300, 400, 30),
-        line('Text after the chart.', 100, 650, 300),
-      ],
+      [line('Text before the chart.', 100, 100, 300), line('Q1', 200, 400, 30), line('Q2', 300, 400, 30), line('Text after the chart.', 100, 650, 300)],
       [box(100, 300, 500, 600)],
     );
     assert.deepEqual(describeBlocks(analyseLayout(page)), ['text Text before the chart.', 'image ', 'text Text after the chart.']);

@@ -51,7 +51,16 @@ describe('analyseLayout: tables', () => {
     );
     assert.deepEqual(
       analyseLayout(page).map((block) => [block.label, block.content]),
-      [['table', tableHtml([['Item', 'Qty', 'Price'], ['Pen', '', '2.50'], ['Ink', '3', '9.00']])]],
+      [
+        [
+          'table',
+          tableHtml([
+            ['Item', 'Qty', 'Price'],
+            ['Pen', '', '2.50'],
+            ['Ink', '3', '9.00'],
+          ]),
+        ],
+      ],
     );
   });
 
@@ -86,7 +95,13 @@ describe('analyseLayout: tables', () => {
     ]);
     assert.deepEqual(
       analyseLayout(page).map((block) => `${block.label} ${block.content.split(' ').slice(0, 3).join(' ')}`),
-      ['text left column line', 'text right column line', 'table <table><tr><td>Year</td><td>Sales</td><td>Profit</td></tr><tr><td>2023</td><td>120</td><td>14</td></tr></table>', 'text left column after', 'text right column after'],
+      [
+        'text left column line',
+        'text right column line',
+        'table <table><tr><td>Year</td><td>Sales</td><td>Profit</td></tr><tr><td>2023</td><td>120</td><td>14</td></tr></table>',
+        'text left column after',
+        'text right column after',
+      ],
     );
   });
 });

@@ -68,9 +68,7 @@ describe('analyseLayout: text, columns and reading order', () => {
 
   it('reads three columns left to right', () => {
     const columns = [40, 300, 560];
-    const lines = columns.flatMap((x, column) =>
-      [0, 1, 2].map((row) => line(`column ${column + 1} line ${row + 1} of text`, x, 100 + row * 28, 200)),
-    );
+    const lines = columns.flatMap((x, column) => [0, 1, 2].map((row) => line(`column ${column + 1} line ${row + 1} of text`, x, 100 + row * 28, 200)));
     const blocks = analyseLayout(textPage(lines.reverse()));
     assert.deepEqual(
       blocks.map((block) => block.content),
@@ -85,11 +83,7 @@ describe('analyseLayout: text, columns and reading order', () => {
       line('这是第一段的第二行。', 100, 168, 400),
       line('第二段只有一行。', 100, 230, 320),
     ]);
-    assert.deepEqual(describeBlocks(analyseLayout(page)), [
-      'text:h1 版面分析',
-      'text 这是第一段的第一行文字，这是第一段的第二行。',
-      'text 第二段只有一行。',
-    ]);
+    assert.deepEqual(describeBlocks(analyseLayout(page)), ['text:h1 版面分析', 'text 这是第一段的第一行文字，这是第一段的第二行。', 'text 第二段只有一行。']);
   });
 
   it('labels a mostly mathematical line formula and prose with an equals sign text', () => {

@@ -34,7 +34,9 @@ describe('drawLayout', () => {
   });
 
   it('scales page-pixel boxes onto a raster of another size', async () => {
-    const drawn = await decodeImage(await drawLayout(whitePage(200, 200), [{ label: 'formula', box: box(20, 20, 80, 80), content: 'x' }], { width: 100, height: 100 }));
+    const drawn = await decodeImage(
+      await drawLayout(whitePage(200, 200), [{ label: 'formula', box: box(20, 20, 80, 80), content: 'x' }], { width: 100, height: 100 }),
+    );
     assert.deepEqual(pixel(drawn, 160, 100), [0xc2, 0x18, 0x5b]);
   });
 });

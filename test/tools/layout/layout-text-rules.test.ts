@@ -17,7 +17,8 @@ describe('joinLineTexts', () => {
 describe('isFormulaText', () => {
   it('tells mathematics from prose', () => {
     for (const formula of ['E = mc^2', 'f(x) = sin(x) + cos(x)', '∑ a_i ≤ ∫ f(t) dt', 'α + β = γ']) assert.equal(isFormulaText(formula), true, formula);
-    for (const prose of ['Page 3 - 4', 'C++ programming', 'The total = 5 apples today', '2024', '价格 = 5 元']) assert.equal(isFormulaText(prose), false, prose);
+    for (const prose of ['Page 3 - 4', 'C++ programming', 'The total = 5 apples today', '2024', '价格 = 5 元'])
+      assert.equal(isFormulaText(prose), false, prose);
   });
 });
 

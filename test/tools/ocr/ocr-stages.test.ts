@@ -26,7 +26,14 @@ describe('CTC decoding', () => {
 
   it('merges repeats, drops blanks, maps the last class to a space and averages the kept probabilities', () => {
     const probabilities = steps([
-      [1, 0.9], [1, 0.8], [0, 0.99], [1, 0.7], [2, 0.6], [4, 0.5], [3, 1], [0, 0.9],
+      [1, 0.9],
+      [1, 0.8],
+      [0, 0.99],
+      [1, 0.7],
+      [2, 0.6],
+      [4, 0.5],
+      [3, 1],
+      [0, 0.9],
     ]);
     const decoded = decodeCtc(probabilities, 0, 8, classes, dictionary);
     assert.equal(decoded.text, 'aab c');
@@ -34,7 +41,12 @@ describe('CTC decoding', () => {
   });
 
   it('reads one line of a batch from its offset', () => {
-    const probabilities = steps([[0, 1], [0, 1], [3, 0.9], [2, 0.8]]);
+    const probabilities = steps([
+      [0, 1],
+      [0, 1],
+      [3, 0.9],
+      [2, 0.8],
+    ]);
     assert.deepEqual(decodeCtc(probabilities, 2 * classes, 2, classes, dictionary).text, 'cb');
     assert.deepEqual(decodeCtc(probabilities, 0, 2, classes, dictionary), { text: '', confidence: 0 });
   });
@@ -51,12 +63,22 @@ describe('DB boxes', () => {
   const options = { binaryThreshold: 0.3, boxThreshold: 0.6, unclipRatio: 1.5 };
 
   it('grows a text kernel by area × ratio / perimeter', () => {
-    const boxes = boxesFromProbabilityMap(map((x, y) => (x >= 10 && x < 60 && y >= 10 && y < 20 ? 0.9 : 0)), width, height, options);
+    const boxes = boxesFromProbabilityMap(
+      map((x, y) => (x >= 10 && x < 60 && y >= 10 && y < 20 ? 0.9 : 0)),
+      width,
+      height,
+      options,
+    );
     const offset = (50 * 10 * 1.5) / (2 * 60);
     assert.equal(boxes.length, 1);
     const [box] = boxes;
     assert.ok(box !== undefined);
-    for (const [actual, expected] of [[box.x0, 10 - offset], [box.y0, 10 - offset], [box.x1, 60 + offset], [box.y1, 20 + offset]] as const) {
+    for (const [actual, expected] of [
+      [box.x0, 10 - offset],
+      [box.y0, 10 - offset],
+      [box.x1, 60 + offset],
+      [box.y1, 20 + offset],
+    ] as const) {
       assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} vs ${expected}`);
     }
   });
@@ -97,7 +119,15 @@ describe('raster operations', () => {
     writeResizedRegion(source, whole, { width: 7, height: 6 }, halfRangeNormalisation, { tensor: all, batchIndex: 0, tensorWidth: 7, tensorHeight: 6 });
     const part = new Float32Array(3 * 3 * 2);
     const window = { x: 2, y: 3, width: 3, height: 2 };
-    writeResizedRegion(source, whole, { width: 7, height: 6 }, halfRangeNormalisation, { tensor: part, batchIndex: 0, tensorWidth: 3, tensorHeight: 2 }, false, window);
+    writeResizedRegion(
+      source,
+      whole,
+      { width: 7, height: 6 },
+      halfRangeNormalisation,
+      { tensor: part, batchIndex: 0, tensorWidth: 3, tensorHeight: 2 },
+      false,
+      window,
+    );
     const expected = [0, 1, 2].flatMap((channel) => [3, 4].flatMap((row) => [2, 3, 4].map((column) => all[channel * 42 + row * 7 + column])));
     assert.deepEqual([...part], expected);
   });
@@ -127,7 +157,10 @@ describe('reading order', () => {
   it('goes top to bottom, and left to right within a row whose tops differ a little', () => {
     const line = (text: string, x0: number, y0: number) => ({ text, box: { x0, y0, x1: x0 + 100, y1: y0 + 30 } });
     const ordered = inReadingOrder([line('right', 500, 100), line('second row', 40, 150), line('left', 40, 104), line('title', 40, 20)]);
-    assert.deepEqual(ordered.map((item) => item.text), ['title', 'left', 'right', 'second row']);
+    assert.deepEqual(
+      ordered.map((item) => item.text),
+      ['title', 'left', 'right', 'second row'],
+    );
   });
 });
 

@@ -48,7 +48,10 @@ describe('opening a PDF', () => {
       assert.ok(elapsed < 1000, `opening took ${elapsed.toFixed(0)} ms`);
       const last = await pdf.page(31);
       assert.equal(last.number, 31);
-      assert.deepEqual(last.textLines(1).map((line) => line.text), ['Page 31 of the long document']);
+      assert.deepEqual(
+        last.textLines(1).map((line) => line.text),
+        ['Page 31 of the long document'],
+      );
       await assert.rejects(pdf.page(32), /page 32 does not exist: the PDF has 31 pages/);
       await assert.rejects(pdf.page(0), RangeError);
     } finally {

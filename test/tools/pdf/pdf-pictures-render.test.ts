@@ -67,15 +67,19 @@ describe('a scanned PDF', () => {
 
 describe('a digital PDF', () => {
   it('renders its text inside the boxes its text lines give (scale 2)', async () => {
-    const pdf = await openPdf(await digitalPdf([{
-      width: 400,
-      height: 300,
-      items: [
-        { text: 'Quarterly figures', x: 40, y: 40, size: 18, bold: true },
-        { text: 'Revenue grew by twelve percent', x: 40, y: 90, size: 12 },
-        { text: 'Footnote in serif type', x: 40, y: 250, size: 10, font: 'serif' },
-      ],
-    }]));
+    const pdf = await openPdf(
+      await digitalPdf([
+        {
+          width: 400,
+          height: 300,
+          items: [
+            { text: 'Quarterly figures', x: 40, y: 40, size: 18, bold: true },
+            { text: 'Revenue grew by twelve percent', x: 40, y: 90, size: 12 },
+            { text: 'Footnote in serif type', x: 40, y: 250, size: 10, font: 'serif' },
+          ],
+        },
+      ]),
+    );
     try {
       const page = await pdf.page(1);
       const raster = await page.render(2);
@@ -93,7 +97,9 @@ describe('a digital PDF', () => {
 
   it('gives the boxes of placed images, ignoring tiny ones and clamping to the page', async () => {
     const source = await PDFDocument.create();
-    const photo = await source.embedPng(await renderPagePng({ width: 60, height: 40, items: [{ rect: { x: 0, y: 0, width: 60, height: 40 }, fill: '#336699' }] }));
+    const photo = await source.embedPng(
+      await renderPagePng({ width: 60, height: 40, items: [{ rect: { x: 0, y: 0, width: 60, height: 40 }, fill: '#336699' }] }),
+    );
     const page = source.addPage([400, 300]);
     const font = await source.embedFont(StandardFonts.Helvetica);
     page.drawText('A caption under the photo', { x: 50, y: 90, size: 10, font });

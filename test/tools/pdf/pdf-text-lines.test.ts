@@ -97,20 +97,27 @@ describe('joining runs on one baseline', () => {
     const label = 'Total:';
     const labelEnd = 72 + advance(bold, label, size);
     const space = advance(helvetica, ' ', size);
-    const document = await openPdf(await digitalPdf([{
-      width: 400,
-      height: 200,
-      items: [
-        { text: label, x: 72, y: 40, size, bold: true },
-        { text: '1200 units', x: labelEnd + space, y: 40, size },
-        { text: 'Hello', x: 72, y: 80, size },
-        { text: 'World', x: 72 + advance(helvetica, 'Hello', size), y: 80, size },
-        { text: '   ', x: 72, y: 120, size },
-      ],
-    }]));
+    const document = await openPdf(
+      await digitalPdf([
+        {
+          width: 400,
+          height: 200,
+          items: [
+            { text: label, x: 72, y: 40, size, bold: true },
+            { text: '1200 units', x: labelEnd + space, y: 40, size },
+            { text: 'Hello', x: 72, y: 80, size },
+            { text: 'World', x: 72 + advance(helvetica, 'Hello', size), y: 80, size },
+            { text: '   ', x: 72, y: 120, size },
+          ],
+        },
+      ]),
+    );
     try {
       const lines = (await document.page(1)).textLines(1);
-      assert.deepEqual(lines.map((line) => line.text), ['Total: 1200 units', 'HelloWorld']);
+      assert.deepEqual(
+        lines.map((line) => line.text),
+        ['Total: 1200 units', 'HelloWorld'],
+      );
       assert.ok(Math.abs((lines[0]?.box.x0 ?? 0) - 72) < 0.5);
       assert.ok(Math.abs((lines[0]?.box.x1 ?? 0) - (labelEnd + space + advance(helvetica, '1200 units', size))) < 0.5);
     } finally {

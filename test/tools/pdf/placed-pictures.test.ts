@@ -42,7 +42,13 @@ describe('placed pictures from the operator list', () => {
 
   it('applies a form XObject’s matrix inside it and drops it after', () => {
     const list = operatorList(
-      [OPS.paintFormXObjectBegin, [[1, 0, 0, 1, 100, 100], [0, 0, 50, 50]]],
+      [
+        OPS.paintFormXObjectBegin,
+        [
+          [1, 0, 0, 1, 100, 100],
+          [0, 0, 50, 50],
+        ],
+      ],
       [OPS.save, null],
       [OPS.transform, [40, 0, 0, 40, 0, 0]],
       [OPS.paintImageMaskXObject, [{}]],
@@ -69,12 +75,13 @@ describe('placed pictures from the operator list', () => {
   });
 
   it('joins the bands of one scanned image, skips specks and what lies off the page', () => {
-    const band = (bottom: number) => [
-      [OPS.save, null],
-      [OPS.transform, [400, 0, 0, 100, 0, bottom]],
-      [OPS.paintImageXObject, ['band', 400, 100]],
-      [OPS.restore, null],
-    ] as const;
+    const band = (bottom: number) =>
+      [
+        [OPS.save, null],
+        [OPS.transform, [400, 0, 0, 100, 0, bottom]],
+        [OPS.paintImageXObject, ['band', 400, 100]],
+        [OPS.restore, null],
+      ] as const;
     const list = operatorList(
       ...band(200),
       ...band(100),

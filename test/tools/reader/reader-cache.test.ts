@@ -32,7 +32,10 @@ for (const target of databaseTargets) {
       assert.deepEqual(second, first);
       assert.equal(web.hits('/counter'), 1);
       const rows = await test.database.db.selectFrom('reader_cache').select(['url', 'expires_at']).execute();
-      assert.deepEqual(rows.map((row) => [row.url, Number(row.expires_at)]), [[web.url('/counter'), now + 60_000]]);
+      assert.deepEqual(
+        rows.map((row) => [row.url, Number(row.expires_at)]),
+        [[web.url('/counter'), now + 60_000]],
+      );
     });
 
     it('fetches again with no_cache, and keeps the fresh copy', async () => {
@@ -49,9 +52,15 @@ for (const target of databaseTargets) {
       assert.equal(web.hits('/counter'), 3);
       const base = readOptions();
       const keys = new Set(
-        [base, { ...base, retainImages: false }, { ...base, noGfm: true }, { ...base, keepImgDataUrl: true }, { ...base, withImagesSummary: true }, { ...base, withLinksSummary: true }, { ...base, returnFormat: 'text' as const }].map(
-          (options) => cacheKey(web.url('/counter'), options),
-        ),
+        [
+          base,
+          { ...base, retainImages: false },
+          { ...base, noGfm: true },
+          { ...base, keepImgDataUrl: true },
+          { ...base, withImagesSummary: true },
+          { ...base, withLinksSummary: true },
+          { ...base, returnFormat: 'text' as const },
+        ].map((options) => cacheKey(web.url('/counter'), options)),
       );
       assert.equal(keys.size, 7);
       assert.equal(cacheKey(web.url('/counter'), readOptions({ timeoutMs: 1 })), cacheKey(web.url('/counter'), base));
@@ -62,7 +71,11 @@ for (const target of databaseTargets) {
       assert.match((await read()).content, /Visit number 4\./);
       assert.equal(web.hits('/counter'), 4);
       const rows = await test.database.db.selectFrom('reader_cache').select('expires_at').execute();
-      assert.deepEqual(rows.map((row) => Number(row.expires_at)), [now + 60_000], 'the expired text-format row is gone');
+      assert.deepEqual(
+        rows.map((row) => Number(row.expires_at)),
+        [now + 60_000],
+        'the expired text-format row is gone',
+      );
     });
 
     it('does not cache failures', async () => {
