@@ -1,6 +1,6 @@
 import type { PlatformConfig } from '../core/config/config.schema.ts';
 import type { BlobStore } from '../core/blobs/blob-store.ts';
-import type { EngineRegistry } from '../core/engines/engine-registry.ts';
+import type { ModelBackends } from '../core/backends/model-backends.ts';
 import type { FileStore } from '../core/files/file-store.ts';
 import type { AgentConversationStore } from './conversation-store.ts';
 import type { TaskService } from '../core/tasks/task.ts';
@@ -56,7 +56,7 @@ export type AgentEvent =
 /** The platform services agents build on. */
 export interface AgentServices {
   readonly config: PlatformConfig;
-  readonly engines: EngineRegistry;
+  readonly backends: ModelBackends;
   readonly tasks: TaskService;
   readonly blobs: BlobStore;
   /** Files uploaded through /files (translation glossaries). */

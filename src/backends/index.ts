@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { ModelEntry } from '../core/config/config.schema.ts';
-import type { BackendFactory } from '../core/engines/backend.ts';
+import type { BackendFactory } from '../core/backends/backend.ts';
 import type { ModelEntrySchema } from '../core/config/model-entry-check.ts';
 import { createComfyUiBackend } from './comfyui/comfyui.backend.ts';
 import { ComfyUiSettingsSchema } from './comfyui/comfyui-settings.ts';

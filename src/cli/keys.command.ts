@@ -1,4 +1,4 @@
-import type { KeyView } from '../admin/key-admin.ts';
+import type { KeyView } from '../platform/key-admin.ts';
 import { ApiError } from '../core/errors/api-error.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { groupUsage } from './cli-usage.ts';

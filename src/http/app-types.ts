@@ -2,12 +2,12 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Agent } from '../agents/agent.ts';
 import type { AgentId } from '../agents/index.ts';
-import type { KeyAdmin } from '../admin/key-admin.ts';
+import type { KeyAdmin } from '../platform/key-admin.ts';
 import type { Authenticator, AuthenticatedKey } from '../core/auth/authenticator.ts';
 import type { Admission } from '../core/limits/admission.ts';
 import type { BlobStore } from '../core/blobs/blob-store.ts';
 import type { PlatformConfig } from '../core/config/config.schema.ts';
-import type { EngineRegistry } from '../core/engines/engine-registry.ts';
+import type { ModelBackends } from '../core/backends/model-backends.ts';
 import type { FileStore } from '../core/files/file-store.ts';
 import type { Readiness } from '../core/health/readiness.ts';
 import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
@@ -28,7 +28,7 @@ export interface AppDependencies {
   readonly database: Database;
   readonly authenticator: Authenticator;
   readonly models: ModelResolver;
-  readonly engines: EngineRegistry;
+  readonly backends: ModelBackends;
   readonly reader: WebReader;
   readonly usage: UsageRecorder;
   /** Async image and video tasks: submit, and read by the owning key. */

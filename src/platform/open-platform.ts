@@ -4,17 +4,17 @@ import { SecretBox } from '../core/auth/secret-box.ts';
 import type { PlatformConfig } from '../core/config/config.schema.ts';
 import { loadConfigFile } from '../core/config/load-config.ts';
 import type { Settings } from '../core/config/settings.ts';
-import { EngineRegistry } from '../core/engines/engine-registry.ts';
+import { ModelBackends } from '../core/backends/model-backends.ts';
 import { ModelResolver } from '../core/models/model-resolver.ts';
 import { zeroConfigModels } from '../core/models/zero-config-models.ts';
 import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
 import { startUsageRetention } from '../core/usage/usage-retention.ts';
 import { taskUsage } from '../core/usage/task-usage.ts';
-import type { KeyAdmin } from '../admin/key-admin.ts';
+import type { KeyAdmin } from './key-admin.ts';
 import type { Admission } from '../core/limits/admission.ts';
 import { withCreditHolds } from '../core/limits/credit-holding-tasks.ts';
 import { MeteredUsageRecorder } from '../core/limits/metered-usage-recorder.ts';
-import { openKeyLimits } from '../limits/open-key-limits.ts';
+import { openKeyLimits } from './open-key-limits.ts';
 import type { CreditRepository } from '../store/credit-repository.ts';
 import { ApiKeyRepository } from '../store/api-key-repository.ts';
 import { openDatabase, type Database } from '../store/database.ts';
@@ -48,7 +48,7 @@ import { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
 import { platformModels } from '../core/models/platform-models.ts';
 import type { Readiness } from '../core/health/readiness.ts';
 import { createReadiness } from './readiness-checks.ts';
-import type { TaskEngine, TaskTuning } from '../tasks/task-engine.ts';
+import type { TaskWorkers, TaskTuning } from '../tasks/task-workers.ts';
 import { failureLog } from '../core/logging/logger.ts';
 import { createLogger, type PlatformLogger } from './create-logger.ts';
 
@@ -61,7 +61,7 @@ export interface Platform {
   readonly authenticator: Authenticator;
   readonly models: ModelResolver;
   /** Engines of the catalog's models, built on first use. */
-  readonly engines: EngineRegistry;
+  readonly backends: ModelBackends;
   /** The web reader (zero configuration), shared by the reader endpoint and search ingestion. */
   readonly reader: ClosableWebReader;
   readonly searchIndex: SearchIndex;
@@ -76,7 +76,7 @@ export interface Platform {
   /** The agents of /v1/agents, by agent_id, built on the services above. */
   readonly agents: Readonly<Record<AgentId, Agent>>;
   /** Async tasks; their workers run only after `startWorkers()` (serve and worker commands). Submissions hold key credit. */
-  readonly tasks: TaskEngine;
+  readonly tasks: TaskWorkers;
   /** Key limits on every route; counters in Redis when REDIS_URL is set, else in this process. */
   readonly admission: Admission;
   /** Prepaid key credit and the holds of async work. */
@@ -131,7 +131,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   });
   metrics.collectQueueDepth(taskQueueDepth(database));
   const reader = createWebReader({ database, config, dataDir: settings.dataDir, log: failureLog(logger, 'warn') });
-  const engines = new EngineRegistry(
+  const backends = new ModelBackends(
     models,
     backendFactories,
     settings.configPath,
@@ -164,15 +164,15 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
         if (record !== undefined) usage.record(record);
       },
       handlers: options.taskHandlers ?? [
-        ...createMediaTaskHandlers({ engines, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
-        createChatTaskHandler({ engines, mediaFetcher: chatMediaFetcher }),
+        ...createMediaTaskHandlers({ backends, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
+        createChatTaskHandler({ backends, mediaFetcher: chatMediaFetcher }),
       ],
       // The lease from the settings (how soon a killed worker's task is taken over), heartbeats three to a lease.
       tuning: { leaseMs: settings.taskLeaseSeconds * 1000, heartbeatMs: (settings.taskLeaseSeconds * 1000) / 3, ...options.taskTuning },
     }),
     limits.admission,
   );
-  const agents = createAgents({ config, engines, tasks, blobs, files, conversations: new AgentConversationRepository(database) });
+  const agents = createAgents({ config, backends, tasks, blobs, files, conversations: new AgentConversationRepository(database) });
   let stopSweeper: (() => Promise<void>) | undefined;
   let stopFileSweeper: (() => Promise<void>) | undefined;
   let stopUsageRetention: (() => Promise<void>) | undefined;
@@ -183,7 +183,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     keys,
     authenticator,
     models,
-    engines,
+    backends,
     reader,
     searchIndex,
     usage,
@@ -231,7 +231,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       await usage.close();
       await ledger.close();
       await limits.close();
-      await engines.close();
+      await backends.close();
       await chatMediaFetcher.close();
       await reader.close();
       await database.close();

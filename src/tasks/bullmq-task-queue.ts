@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { TaskHandler } from '../core/tasks/task.ts';
 import type { QueuedTask, TaskRepository } from '../store/task-repository.ts';
 import { ConcurrencySlots } from './concurrency-slots.ts';
-import type { TaskLog, TaskTuning } from './task-engine.ts';
+import type { TaskLog, TaskTuning } from './task-workers.ts';
 import type { TaskQueue, TaskQueueOptions } from './task-queue.ts';
 import type { TaskRunner } from './task-runner.ts';
 

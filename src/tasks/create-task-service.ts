@@ -4,7 +4,7 @@ import { defaultTaskTimeoutMs } from '../core/tasks/task-timeouts.ts';
 import { TaskRepository, type QueuedTask } from '../store/task-repository.ts';
 import { BullmqTaskQueue } from './bullmq-task-queue.ts';
 import { EmbeddedTaskQueue } from './embedded-task-queue.ts';
-import { defaultTaskTuning, type TaskEngine, type TaskEngineOptions } from './task-engine.ts';
+import { defaultTaskTuning, type TaskWorkers, type TaskWorkersOptions } from './task-workers.ts';
 import { generateTaskId } from './task-id.ts';
 import type { TaskQueue } from './task-queue.ts';
 import { TaskRunner } from './task-runner.ts';
@@ -14,7 +14,7 @@ import { TaskRunner } from './task-runner.ts';
  * poller or, with `redisUrl`, by BullMQ. Handlers are fixed at creation; `start()` runs workers
  * for their kinds in this process.
  */
-export function createTaskService(options: TaskEngineOptions): TaskEngine {
+export function createTaskService(options: TaskWorkersOptions): TaskWorkers {
   const tuning = { ...defaultTaskTuning, ...options.tuning };
   const log = options.log;
   const handlers = new Map<string, TaskHandler>();

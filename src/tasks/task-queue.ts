@@ -1,6 +1,6 @@
 import type { TaskHandler } from '../core/tasks/task.ts';
 import type { QueuedTask, TaskRepository } from '../store/task-repository.ts';
-import type { TaskLog, TaskTuning } from './task-engine.ts';
+import type { TaskLog, TaskTuning } from './task-workers.ts';
 import type { TaskRunner } from './task-runner.ts';
 
 /** What every queue implementation is built from. */

@@ -1,7 +1,7 @@
 import type { TaskOutcome } from '../core/metrics/platform-metrics.ts';
 import type { TaskHandler } from '../core/tasks/task.ts';
 import { timedOutError, type QueuedTask, type TaskFence, type TaskRepository } from '../store/task-repository.ts';
-import type { TaskLog, TaskTuning } from './task-engine.ts';
+import type { TaskLog, TaskTuning } from './task-workers.ts';
 import { classifyFailure, retryDelayMs } from './task-failure.ts';
 import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 

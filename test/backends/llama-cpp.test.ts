@@ -10,7 +10,7 @@ import { readToolCall } from '../../src/backends/llama-cpp/tool-call-reader.ts';
 import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatMessage, ChatRequest, FunctionTool } from '../../src/core/chat/chat-types.ts';
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
-import type { BackendContext } from '../../src/core/engines/backend.ts';
+import type { BackendContext } from '../../src/core/backends/backend.ts';
 import type { LlamaCppSettings } from '../../src/backends/llama-cpp/llama-cpp-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { writeTinyGguf } from '../helpers/tiny-gguf.ts';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiImagesBackend } from '../../src/backends/openai-images/openai-images.backend.ts';
 import type { OpenAiImagesSettings } from '../../src/backends/openai-images/openai-images-settings.ts';
-import type { Backend } from '../../src/core/engines/backend.ts';
+import type { Backend } from '../../src/core/backends/backend.ts';
 import type { ImageRequest } from '../../src/core/media/image-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { startFakeOpenAiImagesServer, type FakeOpenAiImagesServer } from '../helpers/fake-openai-images-server.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createZaiBackend } from '../../src/backends/zai/zai.backend.ts';
 import type { ZaiSettings } from '../../src/backends/zai/zai-settings.ts';
-import type { Backend } from '../../src/core/engines/backend.ts';
+import type { Backend } from '../../src/core/backends/backend.ts';
 import type { ImageRequest } from '../../src/core/media/image-generator.ts';
 import type { VideoRequest } from '../../src/core/media/video-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';

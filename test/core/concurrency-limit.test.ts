@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Semaphore } from '../../src/core/engines/concurrency-limit.ts';
+import { Semaphore } from '../../src/core/backends/concurrency-limit.ts';
 
 describe('Semaphore (maxConcurrency)', () => {
   it('admits up to the limit, then in order as slots free', async () => {

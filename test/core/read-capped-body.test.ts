@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { AnswerOverCapError } from '../../src/core/http/answer-over-cap-error.ts';
-import { readCappedBody } from '../../src/core/http/read-capped-body.ts';
+import { AnswerOverCapError } from '../../src/backends/engine-http/answer-over-cap-error.ts';
+import { readCappedBody } from '../../src/backends/engine-http/read-capped-body.ts';
 
 describe('readCappedBody', () => {
   it('reads a body up to its cap whole', async () => {

@@ -1,4 +1,4 @@
-import type { BackendResources } from '../../src/core/engines/backend.ts';
+import type { BackendResources } from '../../src/core/backends/backend.ts';
 
 /** Resources for backend tests whose engine needs none: any use is a test bug and says so. */
 export const unusedResources: BackendResources = new Proxy({} as BackendResources, {

@@ -17,7 +17,7 @@ describe('layer boundaries (eslint.config.js)', () => {
   it('refuses an import from src/http, src/api or src/backends in src/core, at any depth', async () => {
     const crossings: [filePath: string, source: string, folder: string][] = [
       ['src/core/chat/probe.ts', "import { abortOnDisconnect } from '../../http/client-abort.ts';\nexport const probe = abortOnDisconnect;\n", 'http'],
-      ['src/core/engines/probe.ts', "import type { App } from '../../http/app-types.ts';\nexport type Probe = App;\n", 'http'],
+      ['src/core/backends/probe.ts', "import type { App } from '../../http/app-types.ts';\nexport type Probe = App;\n", 'http'],
       ['src/core/probe.ts', "export { registerChatRoutes } from '../api/chat/chat.route.ts';\n", 'api'],
       [
         'src/core/models/deeper/probe.ts',

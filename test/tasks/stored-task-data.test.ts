@@ -4,7 +4,7 @@ import { ApiError } from '../../src/core/errors/api-error.ts';
 import { imageTaskRequest, imageTaskResult } from '../../src/core/media/media-task-data.ts';
 import type { TaskHandler, TaskRecord } from '../../src/core/tasks/task.ts';
 import type { Database } from '../../src/store/database.ts';
-import type { TaskEngine } from '../../src/tasks/task-engine.ts';
+import type { TaskWorkers } from '../../src/tasks/task-workers.ts';
 import { databaseTargets } from '../helpers/test-databases.ts';
 import { createTestDatabase, testTaskService, waitForStatus, type TestDatabase } from './task-test-kit.ts';
 
@@ -24,7 +24,7 @@ const job = (prompt: unknown) => ({ model: 'glm-image', prompt, width: 1024, hei
 describe('stored task requests and results are read through their schemas', () => {
   let testDatabase: TestDatabase;
   let database: Database;
-  let service: TaskEngine;
+  let service: TaskWorkers;
 
   before(async () => {
     assert.ok(sqlite !== undefined);

@@ -6,7 +6,7 @@ import type { TaskHandler, TaskRecord, TaskSubmission } from '../../src/core/tas
 import { readSettings } from '../../src/core/config/settings.ts';
 import { openPlatform } from '../../src/platform/open-platform.ts';
 import type { Database } from '../../src/store/database.ts';
-import type { TaskEngine } from '../../src/tasks/task-engine.ts';
+import type { TaskWorkers } from '../../src/tasks/task-workers.ts';
 import { databaseTargets, reportSkippedPostgres } from '../helpers/test-databases.ts';
 import {
   createTestDatabase,
@@ -48,8 +48,8 @@ for (const [targetIndex, target] of databaseTargets.entries()) {
   describe(`task durability on ${target.name}`, () => {
     let testDatabase: TestDatabase;
     let database: Database;
-    const services: TaskEngine[] = [];
-    const service = (handlers: TaskHandler[], redisUrl?: string): TaskEngine => {
+    const services: TaskWorkers[] = [];
+    const service = (handlers: TaskHandler[], redisUrl?: string): TaskWorkers => {
       const created = testTaskService({ database, handlers, redisUrl });
       services.push(created);
       return created;

@@ -9,7 +9,7 @@ import { openDatabase, type Database } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { DatabaseTarget } from '../helpers/test-databases.ts';
 import { createTaskService } from '../../src/tasks/create-task-service.ts';
-import type { TaskEngine, TaskEngineOptions, TaskTuning } from '../../src/tasks/task-engine.ts';
+import type { TaskWorkers, TaskWorkersOptions, TaskTuning } from '../../src/tasks/task-workers.ts';
 
 /** Queue timings short enough for tests, long enough for a slow CI machine not to lose leases. */
 export const fastTuning: Partial<TaskTuning> = {
@@ -52,8 +52,8 @@ export async function createTestDatabase(target: DatabaseTarget): Promise<TestDa
 
 /** A task service with test timings; closing it does not close the database. */
 export function testTaskService(
-  options: Omit<TaskEngineOptions, 'tuning' | 'log'> & { tuning?: Partial<TaskTuning>; log?: TaskEngineOptions['log'] },
-): TaskEngine {
+  options: Omit<TaskWorkersOptions, 'tuning' | 'log'> & { tuning?: Partial<TaskTuning>; log?: TaskWorkersOptions['log'] },
+): TaskWorkers {
   return createTaskService({ log: () => undefined, concurrency: 4, ...options, tuning: { ...fastTuning, ...options.tuning } });
 }
 
@@ -68,7 +68,7 @@ export async function waitFor<Value>(read: () => Promise<Value>, done: (value: V
   }
 }
 
-export function waitForStatus(service: TaskEngine, task: TaskRecord, status: TaskRecord['status'], timeoutMs?: number): Promise<TaskRecord> {
+export function waitForStatus(service: TaskWorkers, task: TaskRecord, status: TaskRecord['status'], timeoutMs?: number): Promise<TaskRecord> {
   return waitFor(
     async () => (await service.get(task.id, task.ownerKeyId)) as TaskRecord,
     (current) => current.status === status,

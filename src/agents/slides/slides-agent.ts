@@ -15,7 +15,7 @@ const agentId = 'slides_glm_agent';
 const defaultChromiumPath = '/usr/bin/chromium';
 
 /** What the agent builds on; `conversations` is where its conversations are kept. */
-export interface SlidesAgentServices extends Pick<AgentServices, 'config' | 'engines' | 'blobs'> {
+export interface SlidesAgentServices extends Pick<AgentServices, 'config' | 'backends' | 'blobs'> {
   readonly conversations?: AgentConversationStore;
 }
 
@@ -42,7 +42,7 @@ export function createSlidesAgent(services: SlidesAgentServices): SlidesAgent {
     const model = configuredAgentModel(services.config, agentId, 'chat', 'glm-4.7');
     const conversations = conversationStore(services);
     const instruction = instructionOf(input.messages);
-    const chat = services.engines.chat(model);
+    const chat = services.backends.chat(model);
     const previous = input.conversationId === undefined ? undefined : await findConversation(conversations, input.ownerKeyId, input.conversationId);
     const earlier = previous === undefined ? undefined : readSlidesConversation(previous);
     const tally = new AgentUsageTally();

@@ -32,7 +32,7 @@ async function* translate(services: AgentServices, input: AgentInput): AsyncGene
 /** The configured model's engine; a failure names the config key, since the client did not pick the model. */
 function agentChatModel(services: AgentServices, model: string): ChatModel {
   try {
-    return services.engines.chat(model);
+    return services.backends.chat(model);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     throw new ApiError(

@@ -1,4 +1,4 @@
-import type { KeyView } from '../../admin/key-admin.ts';
+import type { KeyView } from '../../platform/key-admin.ts';
 import { invalidField } from '../../core/errors/api-error.ts';
 import { scopeOf } from '../../core/limits/key-policy.ts';
 import type { UsageSummaryQuery, UsageSummaryRow } from '../../store/usage-summary-repository.ts';

@@ -31,7 +31,7 @@ export function registerAsyncChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkAsyncChatRequest(body);
       // Refuse now, not in the task, when no engine serves the model (1211 / 1221).
-      deps.engines.chat(body.model);
+      deps.backends.chat(body.model);
       const engineTimeoutMs = deps.models.resolve(body.model, 'chat').timeoutMs;
       const task = await deps.tasks.submit({
         kind: 'chat',

@@ -39,7 +39,7 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       // Key limits: the model is known only now that the form is read.
       await admitLateCall(request, fields.model);
       // The engine first: a model nothing serves is refused (1211 / 1221) whatever the audio.
-      const transcriber = deps.engines.transcriber(fields.model);
+      const transcriber = deps.backends.transcriber(fields.model);
       const audio = readAudioInput(fields, form.file);
       const transcription: TranscriptionRequest = {
         model: fields.model,

@@ -36,10 +36,10 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
     async (request, reply) => {
       const body = request.body;
       checkChatRequest(body);
-      const chat = deps.engines.chat(body.model);
+      const chat = deps.backends.chat(body.model);
       const search = toChatSearch(body);
       const { request: chatRequest, searchResults } = await prepareChat(
-        { engines: deps.engines, mediaFetcher },
+        { backends: deps.backends, mediaFetcher },
         toChatRequest(body, abortOnDisconnect(reply)),
         search,
       );
@@ -50,7 +50,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         request.recordUsage({ model: body.model, ...usage, ...(search === undefined ? {} : { units: { searches: 1 } }) });
       if (body.stream === true) {
         // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
-        const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.engines.tokenizer(body.model);
+        const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.backends.tokenizer(body.model);
         const countPrompt = () => promptTokensWithoutEngine(chatRequest, localTokenizer);
         const usage = await relayChatStream(chat.stream(chatRequest), header, body.tool_stream === true, new SseWriter(request, reply), countPrompt);
         if (usage !== undefined) recordUsage(usage);

@@ -44,7 +44,7 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
       checkLayoutParsingRequest(body);
       const model = layoutModelName(body.model, deps.config.models);
       // The engine first: a model nothing serves is refused (1211 / 1221) before any download.
-      const parser = deps.engines.layoutParser(model);
+      const parser = deps.backends.layoutParser(model);
       const signal = abortOnDisconnect(reply);
       const document = await readLayoutDocument(body.file, fetcher, signal);
       const result = await parser.parse({

@@ -23,7 +23,7 @@ export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
     async (request, reply) => {
       const body = request.body;
       checkWebSearchRequest(body);
-      const searcher = deps.engines.search(body.search_engine);
+      const searcher = deps.backends.search(body.search_engine);
       const answer = await searcher.search(toSearchQuery(body, abortOnDisconnect(reply)));
       request.recordUsage({ model: body.search_engine, units: { searches: 1 } });
       const header = { id: generateRequestId(), created: Math.floor(Date.now() / 1000), requestId: request.requestId };

@@ -1,8 +1,8 @@
 import { Agent, FormData, request, type Dispatcher } from 'undici';
 import { engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
-import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
-import { readCappedBody } from '../../core/http/read-capped-body.ts';
+import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
+import { readCappedBody } from '../engine-http/read-capped-body.ts';
 import { maxEngineVideoBytes } from '../../tools/media/engine-media-download.ts';
 import { engineErrorMessage } from '../openai-compatible/engine-http-error.ts';
 import { answerOverCap, defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';

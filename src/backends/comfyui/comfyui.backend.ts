@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { ComfyUiSettings } from './comfyui-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultImageTimeoutMs, defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';

@@ -1,4 +1,4 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { GlmOcrSettings } from './glm-ocr-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';

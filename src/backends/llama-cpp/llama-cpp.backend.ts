@@ -1,4 +1,4 @@
-import type { Backend, BackendFactory } from '../../core/engines/backend.ts';
+import type { Backend, BackendFactory } from '../../core/backends/backend.ts';
 import type { LlamaCppSettings } from './llama-cpp-settings.ts';
 import { readLlamaSettings, type LlamaSettings } from './llama-settings.ts';
 

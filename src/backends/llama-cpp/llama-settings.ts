@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import type { BackendContext } from '../../core/engines/backend.ts';
+import type { BackendContext } from '../../core/backends/backend.ts';
 import type { LlamaCppSettings } from './llama-cpp-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 

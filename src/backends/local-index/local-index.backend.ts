@@ -1,4 +1,4 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { LocalIndexSettings } from './local-index-settings.ts';
 import { LocalIndexSearcher } from './local-index-searcher.ts';
 

@@ -1,7 +1,7 @@
 import type { Client, Dispatcher } from 'undici';
 import type { ApiError } from '../../core/errors/api-error.ts';
-import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
-import { freshConnection } from '../../core/http/engine-dispatcher.ts';
+import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
+import { freshConnection } from '../engine-http/engine-dispatcher.ts';
 
 export interface ExchangeOptions {
   /** POST for calls; GET for polling a task's result. */

@@ -1,8 +1,8 @@
 import { engineUnreachable, EngineConnectionError } from '../../core/chat/engine-errors.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
-import { AnswerOverCapError } from '../../core/http/answer-over-cap-error.ts';
-import { engineDispatcher } from '../../core/http/engine-dispatcher.ts';
-import { readSseData } from '../../core/http/read-sse.ts';
+import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
+import { engineDispatcher } from '../engine-http/engine-dispatcher.ts';
+import { readSseData } from '../engine-http/read-sse.ts';
 import { FormData, Response } from 'undici';
 import { EngineExchange } from './engine-exchange.ts';
 import { abortReason } from '../../core/errors/abort-reason.ts';

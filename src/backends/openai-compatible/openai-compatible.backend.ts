@@ -1,4 +1,4 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiCompatibleSettings } from './openai-compatible-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { ChatCompletionsEngine } from './chat-completions-engine.ts';

@@ -1,4 +1,4 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiImagesSettings } from './openai-images-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultImageTimeoutMs } from '../../core/media/media-timeouts.ts';

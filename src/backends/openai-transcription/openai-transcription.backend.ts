@@ -1,4 +1,4 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiTranscriptionSettings } from './openai-transcription-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';

@@ -1,4 +1,4 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { PaddleOcrSettings } from './paddle-ocr-settings.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
 import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';

@@ -1,4 +1,4 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { SearxngSettings } from './searxng-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';

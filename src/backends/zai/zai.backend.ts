@@ -1,4 +1,4 @@
-import type { BackendFactory } from '../../core/engines/backend.ts';
+import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { ZaiSettings } from './zai-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';

@@ -5,7 +5,7 @@ import type { ChatRequest } from './chat-types.ts';
 import { prepareChat, type ChatPreparation } from './prepare-chat.ts';
 
 export interface ChatTaskDependencies extends ChatPreparation {
-  readonly engines: ChatPreparation['engines'] & { chat(model: string): ChatModel };
+  readonly backends: ChatPreparation['backends'] & { chat(model: string): ChatModel };
 }
 
 /**
@@ -18,7 +18,7 @@ export function createChatTaskHandler(deps: ChatTaskDependencies): TaskHandler {
     kind: 'chat',
     async run(task, signal): Promise<StoredChatResult> {
       const job = chatTaskRequest.read(task);
-      const chat = deps.engines.chat(job.model);
+      const chat = deps.backends.chat(job.model);
       const { request, searchResults } = await prepareChat(deps, toChatRequest(job, signal), job.search);
       const result = await chat.generate(request);
       return {

@@ -22,13 +22,13 @@ export interface ChatSearch {
  * the last user message.
  */
 export async function searchForChat(
-  engines: { search(engine: string): WebSearcher },
+  backends: { search(engine: string): WebSearcher },
   search: ChatSearch,
   request: ChatRequest,
 ): Promise<readonly SearchResult[]> {
   const query = search.query ?? lastUserText(request.messages);
   if (query.trim() === '') return [];
-  const found = await engines.search(search.engine).search({
+  const found = await backends.search(search.engine).search({
     query,
     count: search.count,
     domainFilter: search.domainFilter,

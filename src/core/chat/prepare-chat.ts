@@ -6,7 +6,7 @@ import { hasRemoteMedia, inlineRemoteMedia } from './inline-remote-media.ts';
 
 /** What the platform itself does for a chat call before the engine sees it. */
 export interface ChatPreparation {
-  readonly engines: { search(engine: string): WebSearcher };
+  readonly backends: { search(engine: string): WebSearcher };
   /** Fetches media given by URL (createChatMediaFetcher). */
   readonly mediaFetcher: GuardedFetcher;
 }
@@ -25,7 +25,7 @@ export interface PreparedChat {
 export async function prepareChat(deps: ChatPreparation, request: ChatRequest, search: ChatSearch | undefined): Promise<PreparedChat> {
   let prepared = hasRemoteMedia(request) ? await inlineRemoteMedia(request, deps.mediaFetcher) : request;
   if (search === undefined) return { request: prepared, searchResults: undefined };
-  const results = await searchForChat(deps.engines, search, prepared);
+  const results = await searchForChat(deps.backends, search, prepared);
   prepared = withSearchResults(prepared, results, search.prompt);
   return { request: prepared, searchResults: results };
 }

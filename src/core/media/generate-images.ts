@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { ContentFilterVerdict, ImageGenerator } from './image-generator.ts';
 import { extensionOf } from './media-blobs.ts';
 
-/** The engines media generation needs (the EngineRegistry gives them). */
+/** The engines media generation needs (the ModelBackends gives them). */
 export interface ImageEngines {
   image(model: string): ImageGenerator;
 }
@@ -32,11 +32,11 @@ export interface StoredImages {
  * run again overwrites what an earlier attempt stored.
  */
 export async function generateImages(
-  deps: { readonly engines: ImageEngines; readonly blobs: BlobStore },
+  deps: { readonly backends: ImageEngines; readonly blobs: BlobStore },
   job: ImageJob,
   options: { readonly id: string; readonly asyncTask: boolean; readonly signal: AbortSignal },
 ): Promise<StoredImages> {
-  const engine = deps.engines.image(job.model);
+  const engine = deps.backends.image(job.model);
   const generated = await engine.generate({ ...job, asyncTask: options.asyncTask, signal: options.signal });
   if (generated.images.length === 0) throw new ApiError('500', `The engine of model '${job.model}' returned no image.`);
   const keys: string[] = [];

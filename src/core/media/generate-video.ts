@@ -37,7 +37,7 @@ export interface StoredVideo {
 }
 
 export interface VideoGenerationDependencies {
-  readonly engines: VideoEngines;
+  readonly backends: VideoEngines;
   readonly blobs: BlobStore;
   /** Used when the engine gives no cover image of its own. */
   readonly extractFirstFrame: FirstFrameExtractor;
@@ -53,7 +53,7 @@ export async function generateVideo(
   job: VideoJob,
   options: { readonly id: string; readonly signal: AbortSignal },
 ): Promise<StoredVideo> {
-  const engine = deps.engines.video(job.model);
+  const engine = deps.backends.video(job.model);
   const images = [];
   for (const image of job.images) images.push({ bytes: await readBlob(deps.blobs, image.key), contentType: image.contentType });
   const video = await engine.generate({

@@ -6,7 +6,7 @@ import { imageTaskRequest, videoTaskRequest, type StoredImageResult, type Stored
 import { generateVideo, type FirstFrameExtractor, type VideoEngines, type VideoJob } from './generate-video.ts';
 
 export interface MediaTaskDependencies {
-  readonly engines: ImageEngines & VideoEngines;
+  readonly backends: ImageEngines & VideoEngines;
   readonly blobs: BlobStore;
   /** Makes the cover of a video whose engine gives none; by default ffmpeg (tools/media). */
   readonly extractFirstFrame?: FirstFrameExtractor;

@@ -1,4 +1,4 @@
-import type { Backend } from '../engines/backend.ts';
+import type { Backend } from '../backends/backend.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { logEngineFailure } from '../logging/engine-failure-log.ts';
 import type { Logger } from '../logging/logger.ts';

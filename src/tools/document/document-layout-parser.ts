@@ -1,4 +1,4 @@
-import { Semaphore } from '../../core/engines/concurrency-limit.ts';
+import { Semaphore } from '../../core/backends/concurrency-limit.ts';
 import type { LayoutElement, LayoutPage, LayoutParser, LayoutRequest, LayoutResult, NormalisedBox } from '../../core/ocr/layout-parser.ts';
 import { analyseLayout, type LayoutBlock } from '../layout/analyse-layout.ts';
 import { drawLayout } from '../layout/draw-layout.ts';

@@ -66,7 +66,7 @@ before(async () => {
   const { platform } = test;
   services = {
     config: platform.config,
-    engines: platform.engines,
+    backends: platform.backends,
     tasks: platform.tasks,
     blobs: platform.blobs,
     files: noFiles,

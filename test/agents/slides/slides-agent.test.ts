@@ -71,7 +71,7 @@ describe('slides_glm_agent (loopback chat engine, real Chromium)', () => {
     });
     agent = createSlidesAgent({
       config: test.platform.config,
-      engines: test.platform.engines,
+      backends: test.platform.backends,
       blobs: test.platform.blobs,
       conversations: new AgentConversationRepository(test.platform.database),
     });
@@ -124,7 +124,8 @@ describe('slides_glm_agent (loopback chat engine, real Chromium)', () => {
     assert.match(text, /2\. Why solar\n3\. Rooftop vs utility/);
 
     const sent = engine.requests.at(-1)?.body;
-    assert.deepEqual(sent?.['response_format'], { type: 'json_object' });
+    // JSON mode, in the form OpenAI-compatible engines constrain (openai-chat-body.ts).
+    assert.deepEqual(sent?.['response_format'], { type: 'json_schema', json_schema: { name: 'json_object', schema: { type: 'object' } } });
     assert.match(JSON.stringify(sent?.['messages']), /Make slides about solar energy/);
 
     const items = await conversationItems(conversationId, true);
@@ -254,7 +255,7 @@ describe('slides_glm_agent (loopback chat engine, real Chromium)', () => {
   });
 
   it('without agents.slides_glm_agent.model answers 1221 naming the config key', async () => {
-    const unconfigured = createSlidesAgent({ config: {}, engines: test.platform.engines, blobs: test.platform.blobs });
+    const unconfigured = createSlidesAgent({ config: {}, backends: test.platform.backends, blobs: test.platform.blobs });
     await assert.rejects(collect(unconfigured.run(input('Slides please', owner))), (error: unknown) => {
       assert.ok(error instanceof ApiError);
       assert.equal(error.code, '1221');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Agent } from '../../../src/agents/agent.ts';
 import { containsTerm, matchingTerms, maxGlossaryBytes, missingTargets, parseGlossary } from '../../../src/agents/translation/glossary.ts';
-import type { EngineRegistry } from '../../../src/core/engines/engine-registry.ts';
+import type { ModelBackends } from '../../../src/core/backends/model-backends.ts';
 import { assertApiError, rejection } from '../../helpers/api-error-assertions.ts';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../../helpers/fake-openai-server.ts';
 import { answer, MemoryFileStore, owner, promptOf, runToEnd, translationAgent, translationInput, userPromptOf } from './translation-fixtures.ts';
@@ -72,17 +72,17 @@ describe('glossary files', () => {
 
 describe('glossary in the translation agent', () => {
   let engine: FakeOpenAiServer;
-  let engines: EngineRegistry;
+  let backends: ModelBackends;
   let agent: Agent;
   const files = new MemoryFileStore();
   before(async () => {
     engine = await startFakeOpenAiServer();
-    ({ agent, engines } = translationAgent(engine, files));
+    ({ agent, backends } = translationAgent(engine, files));
     files.put(owner, 'glossary-1', 'source,target\nearly bird,早鸟\nworm,虫子\nunused term,不该出现\n');
   });
   beforeEach(() => engine.reset());
   after(async () => {
-    await engines.close();
+    await backends.close();
     await engine.close();
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Agent } from '../../../src/agents/agent.ts';
 import { languageNames, sourceLanguageCodes, targetLanguageCodes } from '../../../src/agents/translation/translation-languages.ts';
-import type { EngineRegistry } from '../../../src/core/engines/engine-registry.ts';
+import type { ModelBackends } from '../../../src/core/backends/model-backends.ts';
 import type { ApiError } from '../../../src/core/errors/api-error.ts';
 import { assertApiError, rejection } from '../../helpers/api-error-assertions.ts';
 import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmError, type FakeOpenAiServer } from '../../helpers/fake-openai-server.ts';
@@ -10,15 +10,15 @@ import { answer, MemoryFileStore, runToEnd, translationAgent, translationInput }
 
 describe('translation agent: refusals and failures', () => {
   let engine: FakeOpenAiServer;
-  let engines: EngineRegistry;
+  let backends: ModelBackends;
   let agent: Agent;
   before(async () => {
     engine = await startFakeOpenAiServer();
-    ({ agent, engines } = translationAgent(engine, new MemoryFileStore()));
+    ({ agent, backends } = translationAgent(engine, new MemoryFileStore()));
   });
   beforeEach(() => engine.reset());
   after(async () => {
-    await engines.close();
+    await backends.close();
     await engine.close();
   });
 

@@ -2,8 +2,8 @@ import type { Agent, AgentEvent, AgentInput, AgentServices } from '../../../src/
 import { createTranslationAgent } from '../../../src/agents/translation/translation-agent.ts';
 import { backendFactories } from '../../../src/backends/index.ts';
 import type { PlatformConfig } from '../../../src/core/config/config.schema.ts';
-import type { BackendResources } from '../../../src/core/engines/backend.ts';
-import { EngineRegistry } from '../../../src/core/engines/engine-registry.ts';
+import type { BackendResources } from '../../../src/core/backends/backend.ts';
+import { ModelBackends } from '../../../src/core/backends/model-backends.ts';
 import type { FileStore } from '../../../src/core/files/file-store.ts';
 import { ModelResolver } from '../../../src/core/models/model-resolver.ts';
 import {
@@ -76,12 +76,12 @@ function unused<Service extends object>(name: string): Service {
  * The translation agent on its real services: a catalog whose model `translator` is an
  * openai-compatible engine at the fake, and the given files.
  */
-export function translationAgent(engine: FakeOpenAiServer, files: MemoryFileStore, config?: PlatformConfig): { agent: Agent; engines: EngineRegistry } {
+export function translationAgent(engine: FakeOpenAiServer, files: MemoryFileStore, config?: PlatformConfig): { agent: Agent; backends: ModelBackends } {
   const platformConfig: PlatformConfig = config ?? {
     models: { translator: { backend: 'openai-compatible', baseUrl: engine.baseUrl, upstreamModel: 'fake/translator' } },
     agents: { general_translation: { model: 'translator' } },
   };
-  const engines = new EngineRegistry(
+  const backends = new ModelBackends(
     new ModelResolver(platformConfig.models ?? {}),
     backendFactories,
     undefined,
@@ -90,13 +90,13 @@ export function translationAgent(engine: FakeOpenAiServer, files: MemoryFileStor
   );
   const services: AgentServices = {
     config: platformConfig,
-    engines,
+    backends,
     tasks: unused('tasks'),
     blobs: unused('blobs'),
     files: files.store,
     conversations: unused('conversations'),
   };
-  return { agent: createTranslationAgent(services), engines };
+  return { agent: createTranslationAgent(services), backends };
 }
 
 export const owner = 'key-owner';

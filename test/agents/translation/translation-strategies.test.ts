@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Agent } from '../../../src/agents/agent.ts';
-import type { EngineRegistry } from '../../../src/core/engines/engine-registry.ts';
+import type { ModelBackends } from '../../../src/core/backends/model-backends.ts';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../../helpers/fake-openai-server.ts';
 import { answer, MemoryFileStore, messagesOf, promptOf, runToEnd, translationAgent, translationInput, userPromptOf } from './translation-fixtures.ts';
 
@@ -13,15 +13,15 @@ const source = 'The early bird catches the worm.';
  */
 describe('translation strategies: the calls each pipeline makes', () => {
   let engine: FakeOpenAiServer;
-  let engines: EngineRegistry;
+  let backends: ModelBackends;
   let agent: Agent;
   before(async () => {
     engine = await startFakeOpenAiServer();
-    ({ agent, engines } = translationAgent(engine, new MemoryFileStore()));
+    ({ agent, backends } = translationAgent(engine, new MemoryFileStore()));
   });
   beforeEach(() => engine.reset());
   after(async () => {
-    await engines.close();
+    await backends.close();
     await engine.close();
   });
 

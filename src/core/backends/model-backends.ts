@@ -23,7 +23,7 @@ export type TokenizerFilesLoader = (tokenizerPath: string, chatTemplatePath: str
  * entry (1211 / 1221), builds the entry's backend once, on first use, and checks that it has the
  * capability asked for.
  */
-export class EngineRegistry {
+export class ModelBackends {
   readonly #models: ModelResolver;
   readonly #factories: ReadonlyMap<string, BackendFactory>;
   readonly #configDir: string;

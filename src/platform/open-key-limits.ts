@@ -1,4 +1,4 @@
-import { KeyAdmin } from '../admin/key-admin.ts';
+import { KeyAdmin } from './key-admin.ts';
 import { Admission } from '../core/limits/admission.ts';
 import { BatchedCreditAccounts } from '../core/limits/batched-credit-accounts.ts';
 import type { Limiter } from '../core/limits/limiter.ts';
@@ -6,8 +6,8 @@ import type { ApiKeyRepository } from '../store/api-key-repository.ts';
 import { CreditRepository } from '../store/credit-repository.ts';
 import type { Database } from '../store/database.ts';
 import { UsageSummaryRepository } from '../store/usage-summary-repository.ts';
-import { InProcessLimiter } from './in-process-limiter.ts';
-import { RedisLimiter } from './redis-limiter.ts';
+import { InProcessLimiter } from '../limits/in-process-limiter.ts';
+import { RedisLimiter } from '../limits/redis-limiter.ts';
 import { startPeriodicJob } from '../core/jobs/periodic-job.ts';
 
 /** Key limits as the platform composes them. */

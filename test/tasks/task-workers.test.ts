@@ -7,7 +7,7 @@ import { RetryableTaskError } from '../../src/core/tasks/retryable-task-error.ts
 import type { TaskHandler, TaskRecord, TaskSubmission } from '../../src/core/tasks/task.ts';
 import type { Database } from '../../src/store/database.ts';
 import { queueName } from '../../src/tasks/bullmq-task-queue.ts';
-import type { TaskEngine } from '../../src/tasks/task-engine.ts';
+import type { TaskWorkers } from '../../src/tasks/task-workers.ts';
 import { databaseTargets, reportSkippedPostgres } from '../helpers/test-databases.ts';
 import {
   createTestDatabase,
@@ -49,9 +49,9 @@ for (const [targetIndex, target] of databaseTargets.entries()) {
     describe(`task engine: ${mode} queue on ${target.name}`, () => {
       let testDatabase: TestDatabase;
       let database: Database;
-      const services: TaskEngine[] = [];
+      const services: TaskWorkers[] = [];
       /** A running service with these handlers, closed after the test group. */
-      const service = (handlers: TaskHandler[]): TaskEngine => {
+      const service = (handlers: TaskHandler[]): TaskWorkers => {
         const created = testTaskService({
           database,
           handlers,

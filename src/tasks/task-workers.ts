@@ -3,7 +3,7 @@ import type { Database } from '../store/database.ts';
 import type { TaskFinishedListener } from './task-runner.ts';
 
 /** The task service plus this process's workers: the composition starts and stops them. */
-export interface TaskEngine extends TaskService {
+export interface TaskWorkers extends TaskService {
   /** `embedded`: workers poll the database; `bullmq`: Redis dispatches, the database stays the source of truth. */
   readonly mode: 'embedded' | 'bullmq';
   /** Starts workers for the kinds of the registered handlers (a process with none only submits and reads). */
@@ -41,7 +41,7 @@ export const defaultTaskTuning: TaskTuning = {
 /** Where worker trouble is reported (the database or Redis failing); it never reaches a client. */
 export type TaskLog = (message: string, error?: unknown) => void;
 
-export interface TaskEngineOptions {
+export interface TaskWorkersOptions {
   readonly database: Database;
   /** BullMQ on this Redis when set; otherwise the embedded queue. */
   readonly redisUrl?: string | undefined;
