@@ -10,7 +10,7 @@ import { ChatCompletionRequest } from '../../src/api/chat/chat.schema.ts';
 import { readChatCompletion } from '../../src/backends/openai-compatible/chat-completion-reader.ts';
 import { EngineExchange } from '../../src/backends/openai-compatible/engine-exchange.ts';
 import { defaultMaxResponseBytes } from '../../src/backends/openai-compatible/engine-request.ts';
-import { engineDispatcher } from '../../src/core/http/engine-dispatcher.ts';
+import { engineDispatcher } from '../../src/backends/engine-http/engine-dispatcher.ts';
 import { buildOpenAiChatBody, defaultThinkingParam } from '../../src/backends/openai-compatible/openai-chat-body.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 
