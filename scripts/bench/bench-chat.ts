@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
+import { waitForHealth } from './bench-processes.ts';
 
 // Long enough that a level is not decided by the moments after new connections appear: V8
 // re-optimises code then (new sockets, new shapes), more of it in the platform than in the proxy.
@@ -56,20 +57,6 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-async function waitForHealth(origin: string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    if (
-      await fetch(`${origin}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${origin} did not become healthy`);
 }
 
 function rssMegabytes(pid: number | undefined): number {

@@ -11,7 +11,7 @@ import { findLlamaServer, startLlamaServer, type LlamaServer } from '../../test/
 import { glmTinyChat } from '../../test/helpers/tiny-glm-gguf.ts';
 import { writeTinyGguf, type TinyGgufChat } from '../../test/helpers/tiny-gguf.ts';
 import { agentFor, pooledPercentiles, runRound, type AnswerTarget, type RoundResult } from './answer-load.ts';
-import { cpuTimes, freePort, start, stopAll } from './bench-processes.ts';
+import { cpuTimes, freePort, start, stopAll, waitForHealth } from './bench-processes.ts';
 import { median } from './load.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -90,20 +90,6 @@ function llamaServerBinary(): string {
   const binary = output.trim().split('\n').at(-1) ?? '';
   if (binary === '') throw new Error('llama-server could not be built (see above); set LLAMA_SERVER_BIN to a built binary');
   return binary;
-}
-
-async function waitForHealth(origin: string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    if (
-      await fetch(`${origin}/healthz`).then(
-        (response) => response.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${origin} did not become healthy`);
 }
 
 interface Platform {

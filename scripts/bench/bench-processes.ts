@@ -1,4 +1,4 @@
-// Child processes for the benchmarks: start one and wait for a line it prints, stop them all,
+// Child processes for the benchmarks: start one and wait for a line it prints (or its /healthz),
 // read their CPU time.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -68,4 +68,19 @@ export function cpuTimes(pids: readonly number[]): Map<number, number> {
     }
   }
   return times;
+}
+
+/** Waits (up to 10 s) until a started server answers `GET /healthz`. */
+export async function waitForHealth(origin: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    if (
+      await fetch(`${origin}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${origin} did not become healthy`);
 }
