@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors/api-error.ts';
+import { asApiError, EngineFailure } from '../core/errors/engine-failure.ts';
 import { quoteClientValue } from '../core/errors/quote-client-value.ts';
 import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 import { identify } from './request-hooks.ts';
@@ -14,7 +15,7 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
 }
 
 /** Every failure on every route ends here and leaves in the platform's error shape. */
-export function handleError(error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function handleError(error: FastifyError | ApiError | EngineFailure | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendApiError(reply, toApiError(error, request));
 }
 
@@ -27,8 +28,10 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   handleError(error, request, reply);
 }
 
-function toApiError(error: FastifyError | ApiError | Error, request: FastifyRequest): ApiError {
-  if (error instanceof ApiError) return error;
+function toApiError(error: FastifyError | ApiError | EngineFailure | Error, request: FastifyRequest): ApiError {
+  // An engine's failure becomes the platform's code here, through the one mapping.
+  const platformError = asApiError(error);
+  if (platformError !== undefined) return platformError;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation !== undefined) {
     return violationToApiError(fastifyError.validation);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors/api-error.ts';
+import { asApiError } from '../core/errors/engine-failure.ts';
 import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 import { routeOf } from './route-of.ts';
 
@@ -50,13 +51,14 @@ export class SseWriter {
   }
 
   /**
-   * The error that ends this stream in band, as the client will read it (a 500 for anything not an
-   * ApiError); its code goes into the request's log line. An unexpected error is logged here, once
-   * (an engine's failure has its own line already).
+   * The error that ends this stream in band, as the client will read it (an engine's failure
+   * through the one mapping, a 500 for anything else); its code goes into the request's log line.
+   * An unexpected error is logged here, once (an engine's failure has its own line already).
    */
   inBandError(error: unknown): ApiError {
-    if (!(error instanceof ApiError) && !engineFailureLogged(error)) this.#request.log.error({ err: error }, 'stream failed');
-    const apiError = error instanceof ApiError ? error : new ApiError('500');
+    const platformError = asApiError(error);
+    if (platformError === undefined && !engineFailureLogged(error)) this.#request.log.error({ err: error }, 'stream failed');
+    const apiError = platformError ?? new ApiError('500');
     this.#request.errorCode = apiError.code;
     return apiError;
   }

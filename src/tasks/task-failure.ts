@@ -1,4 +1,4 @@
-import { ApiError } from '../core/errors/api-error.ts';
+import { asApiError } from '../core/errors/engine-failure.ts';
 import { RetryableTaskError } from '../core/tasks/retryable-task-error.ts';
 import type { TaskError } from '../store/task-repository.ts';
 
@@ -14,8 +14,10 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (error instanceof RetryableTaskError) {
     return { error: { code: error.code, message: error.message }, retryable: true, unexpected: false };
   }
-  if (error instanceof ApiError) {
-    return { error: { code: error.code, message: error.message }, retryable: error.retryable, unexpected: false };
+  // An engine's failure is recorded with the code a client would have seen for it in a direct call.
+  const platformError = asApiError(error);
+  if (platformError !== undefined) {
+    return { error: { code: platformError.code, message: platformError.message }, retryable: platformError.retryable, unexpected: false };
   }
   return {
     error: { code: '500', message: 'The task failed with an internal error.' },

@@ -1,5 +1,6 @@
 import type { ChatModel } from '../../core/chat/chat-model.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
+import { asApiError } from '../../core/errors/engine-failure.ts';
 import type { Agent, AgentEvent, AgentInput, AgentServices } from '../agent.ts';
 import { configuredAgentModel } from '../configured-model.ts';
 import { loadGlossary, matchingTerms } from './glossary.ts';
@@ -34,10 +35,11 @@ function agentChatModel(services: AgentServices, model: string): ChatModel {
   try {
     return services.backends.chat(model);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    const platformError = asApiError(error);
+    if (platformError === undefined) throw error;
     throw new ApiError(
-      error.code === '1211' ? '1221' : error.code,
-      `The agent 'general_translation' cannot call model '${model}' (${configKey}): ${error.message}`,
+      platformError.code === '1211' ? '1221' : platformError.code,
+      `The agent 'general_translation' cannot call model '${model}' (${configKey}): ${platformError.message}`,
     );
   }
 }

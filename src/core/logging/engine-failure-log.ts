@@ -1,5 +1,6 @@
 import type { ModelEntry } from '../config/config.schema.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { asApiError, EngineFailure } from '../errors/engine-failure.ts';
 import type { Capability } from '../models/capability.ts';
 import type { Logger } from './logger.ts';
 
@@ -32,7 +33,8 @@ export function engineBindings(model: string, entry: ModelEntry): Record<string,
  * the caller's content.
  */
 export function logEngineFailure(logger: Logger, capability: Capability, error: unknown, seconds: number): void {
-  const engineAtFault = !(error instanceof ApiError) || error.status >= 500;
+  const platformError = asApiError(error);
+  const engineAtFault = platformError === undefined || platformError.status >= 500;
   logger[engineAtFault ? 'error' : 'warn']({ capability, duration_ms: Math.round(seconds * 1000), error: describeError(error) }, 'engine call failed');
   if (typeof error === 'object' && error !== null && Object.isExtensible(error)) Object.defineProperty(error, loggedMark, { value: true });
 }
@@ -44,13 +46,23 @@ export function engineFailureLogged(error: unknown): boolean {
 
 function describeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: typeof error, message: String(error).slice(0, maxMessageLength) };
-  const code = error instanceof ApiError ? error.code : (error as { code?: unknown }).code;
+  const code = asApiError(error)?.code ?? (error as { code?: unknown }).code;
   return {
     type: error.name,
     ...(typeof code === 'string' ? { code } : {}),
+    ...(error instanceof EngineFailure ? engineFailureFields(error) : {}),
     message: messageWithCauses(error).slice(0, maxMessageLength),
     // A platform error explains itself; anything else may be a bug, where the stack says where.
-    ...(error instanceof ApiError || error.stack === undefined ? {} : { stack: error.stack }),
+    ...(error instanceof ApiError || error instanceof EngineFailure || error.stack === undefined ? {} : { stack: error.stack }),
+  };
+}
+
+/** What the engine itself said, for the operator: the kind of failure and the engine's status. */
+function engineFailureFields(failure: EngineFailure): Record<string, unknown> {
+  return {
+    kind: failure.kind,
+    ...(failure.engineStatus === undefined ? {} : { engine_status: failure.engineStatus }),
+    ...(failure.answerStarted ? { answer_started: true } : {}),
   };
 }
 

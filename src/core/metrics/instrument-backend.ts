@@ -1,5 +1,5 @@
 import type { Backend } from '../backends/backend.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { asApiError } from '../errors/engine-failure.ts';
 import { logEngineFailure } from '../logging/engine-failure-log.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Capability } from '../models/capability.ts';
@@ -12,7 +12,7 @@ export interface EngineCallObserver {
 
 /**
  * The backend with each capability it has timed: calls (and whole streams) report their
- * duration, failures their error code (the ApiError code, else the error's name) to `observer`,
+ * duration, failures their error code (the platform code a client sees, else the error's name) to `observer`,
  * and each failure is logged once to `logger` (engine-failure-log.ts; the logger carries the
  * engine's bindings). Every engine call passes here, so no backend logs its own failures. A call
  * its caller aborted (the client left, the task deadline passed) is neither timed, counted nor
@@ -83,7 +83,8 @@ export function instrumentBackend(backend: Backend, model: string, observer: Eng
 
 /** A bounded label: platform error codes, or the error class for anything else. */
 function errorCode(error: unknown): string {
-  if (error instanceof ApiError) return error.code;
+  const platformError = asApiError(error);
+  if (platformError !== undefined) return platformError.code;
   if (error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name)) return error.name;
   return 'unknown';
 }
