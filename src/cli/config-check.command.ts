@@ -1,5 +1,6 @@
 import { modelEntrySchema } from '../backends/index.ts';
 import { ConfigError } from '../core/config/config-error.ts';
+import { deploymentsOf } from '../core/config/model-deployments.ts';
 import { loadConfigFile } from '../core/config/load-config.ts';
 import { readSettings } from '../core/config/settings.ts';
 import type { CliFlags } from './cli-flags.ts';
@@ -18,7 +19,12 @@ export async function runConfigCheck(flags: CliFlags): Promise<number> {
     const config = loadConfigFile(settings.configPath, process.env, modelEntrySchema);
     const models = Object.entries(config.models ?? {});
     console.log(`${settings.configPath}: valid, ${models.length} model(s).`);
-    for (const [name, entry] of models) console.log(`  ${name} -> ${entry.backend}`);
+    for (const [name, entry] of models) {
+      const deployments = deploymentsOf(name, entry);
+      console.log(
+        `  ${name} -> ${deployments.length === 1 ? deployments[0]?.entry.backend : deployments.map((deployment) => `${deployment.name} (${deployment.entry.backend})`).join(', ')}`,
+      );
+    }
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

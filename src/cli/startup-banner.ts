@@ -1,4 +1,5 @@
-import type { PlatformConfig } from '../core/config/config.schema.ts';
+import type { CatalogEntry, PlatformConfig } from '../core/config/config.schema.ts';
+import { deploymentsOf } from '../core/config/model-deployments.ts';
 import { capabilityLabels, type Capability } from '../core/models/capability.ts';
 import { platformModels } from '../core/models/platform-models.ts';
 import { zeroConfigModels } from '../core/models/zero-config-models.ts';
@@ -52,10 +53,14 @@ export function startupBanner(options: { readonly address: string; readonly publ
   return { message, fields: { address: options.address, docs, models, noConfiguration } };
 }
 
-function configuredModel(model: string, entry: { readonly backend: string }): ConfiguredModel {
-  const baseUrl = 'baseUrl' in entry ? entry.baseUrl : undefined;
-  const engineHost = typeof baseUrl === 'string' && URL.canParse(baseUrl) ? new URL(baseUrl).host : undefined;
-  return engineHost === undefined ? { model, backend: entry.backend } : { model, backend: entry.backend, engineHost };
+/** A model with several deployments names each kind once and every engine host. */
+function configuredModel(model: string, catalogEntry: CatalogEntry): ConfiguredModel {
+  const engines = deploymentsOf(model, catalogEntry).map(({ entry }) => entry);
+  const backend = [...new Set(engines.map((entry) => entry.backend))].join('/');
+  const hosts = engines
+    .map(({ baseUrl }) => (typeof baseUrl === 'string' && URL.canParse(baseUrl) ? new URL(baseUrl).host : undefined))
+    .filter((host) => host !== undefined);
+  return hosts.length === 0 ? { model, backend } : { model, backend, engineHost: hosts.join(',') };
 }
 
 /** The zero-configuration models by feature, less those the config file maps elsewhere; and the reader, which takes no model. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { modelEntrySchema } from '../../src/backends/index.ts';
 import { ConfigError } from '../../src/core/config/config-error.ts';
+import type { ModelEntry } from '../../src/core/config/config.schema.ts';
 import { parseConfigText } from '../../src/core/config/load-config.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
 
@@ -33,8 +34,8 @@ describe('config file', () => {
       { ZAI_API_KEY: 'abc.def' },
       modelEntrySchema,
     );
-    assert.equal(config.models?.['glm-4.6']?.apiKey, 'abc.def');
-    assert.equal(config.models?.['glm-ocr']?.backend, 'paddle-ocr');
+    assert.equal((config.models?.['glm-4.6'] as ModelEntry | undefined)?.['apiKey'], 'abc.def');
+    assert.equal((config.models?.['glm-ocr'] as ModelEntry | undefined)?.backend, 'paddle-ocr');
     assert.deepEqual(config.fetch?.allow, ['10.0.0.0/8', 'intranet.example']);
   });
 

@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { maxVideoImageBytes, maxVideoPromptLength } from '../../core/media/video-input-limits.ts';
 import { readVideoImage } from '../../tools/media/video-input-image.ts';
 import { ApiError, invalidField } from '../../core/errors/api-error.ts';
+import type { CatalogEntry } from '../../core/config/config.schema.ts';
+import { modelSettingsOf } from '../../core/config/model-deployments.ts';
 import type { StoredInputImage, VideoJob } from '../../core/media/generate-video.ts';
 import { extensionOf } from '../../core/media/media-blobs.ts';
 import { defaultVideoTimeoutMs, taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
@@ -68,7 +70,7 @@ export function createEffectVideoAgent(services: AgentServices): EffectVideoAgen
         model,
         requestId: input.requestId,
         request: effectVideoJob(model, template, prompt, stored),
-        timeoutMs: (services.config.models?.[model]?.timeoutMs ?? defaultVideoTimeoutMs) + taskDeadlineMarginMs,
+        timeoutMs: (modelTimeoutMs(services.config.models?.[model]) ?? defaultVideoTimeoutMs) + taskDeadlineMarginMs,
       });
     } catch (error) {
       await services.blobs.delete(stored.key).catch(() => undefined);
@@ -143,4 +145,9 @@ function readStoredVideo(task: TaskRecord): { key: string; coverKey: string } {
   const video = videoTaskResult.read(task).videos[0];
   if (video === undefined) throw new ApiError('500', `The stored result of effect video task '${task.id}' holds no video.`);
   return video;
+}
+
+/** The model's longest engine timeout (of any deployment), when the config file sets one. */
+function modelTimeoutMs(entry: CatalogEntry | undefined): number | undefined {
+  return entry === undefined ? undefined : modelSettingsOf(entry).timeoutMs;
 }

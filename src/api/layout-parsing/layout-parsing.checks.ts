@@ -1,5 +1,5 @@
 import { invalidField } from '../../core/errors/api-error.ts';
-import type { ModelEntry } from '../../core/config/config.schema.ts';
+import type { CatalogEntry } from '../../core/config/config.schema.ts';
 import type { DocumentFormat } from '../../core/ocr/layout-parser.ts';
 import { platformModels } from '../../core/models/platform-models.ts';
 import { inlineHead, parseInlineData, type InlineData } from '../../core/media/inline-data.ts';
@@ -21,7 +21,7 @@ export function checkLayoutParsingRequest(body: LayoutParsingRequest): void {
  * The name to resolve: a catalog model exactly as given, a platform model in any letter case (the
  * platform's own examples send GLM-OCR, platform-facts §1.3).
  */
-export function layoutModelName(model: string, catalog: Readonly<Record<string, ModelEntry>> = {}): string {
+export function layoutModelName(model: string, catalog: Readonly<Record<string, CatalogEntry>> = {}): string {
   if (Object.hasOwn(catalog, model)) return model;
   const lowerCase = model.toLowerCase();
   return platformModels.layout.includes(lowerCase) ? lowerCase : model;

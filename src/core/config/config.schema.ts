@@ -15,6 +15,28 @@ export interface ModelEntry {
   readonly [setting: string]: unknown;
 }
 
+/** How a routed model picks among its healthy deployments. */
+export type RoutingStrategy = 'least-in-flight' | 'weighted' | 'priority';
+
+/** One engine of a routed model: a full engine entry plus how the router weighs it. */
+export interface DeploymentEntry extends ModelEntry {
+  /** Unique within the model; default `<host>:<port>` of `baseUrl`, else `<backend>#<index>`. */
+  readonly name?: string;
+  readonly weight?: number;
+  readonly priority?: number;
+}
+
+/** A model served by several engines (deployments), with failover among them and optionally to other models. */
+export interface RoutedModelEntry {
+  readonly deployments: readonly DeploymentEntry[];
+  readonly routing?: RoutingStrategy;
+  readonly fallbacks?: readonly string[];
+  readonly maxAttempts?: number;
+}
+
+/** A `models` entry of the config file: one engine (today's form) or several deployments. */
+export type CatalogEntry = ModelEntry | RoutedModelEntry;
+
 /**
  * Settings the platform reads of any model entry, for the engine settings schemas to include where
  * they apply (one definition, one description).
@@ -29,8 +51,34 @@ export const modelSettings = {
   chatTemplatePath: Type.String({ minLength: 1, description: 'Jinja chat template (default: tokenizer_config.json beside tokenizerPath).' }),
 };
 
-/** Any mapping: each entry is checked against the schema of its `backend` by the loader. */
-const ModelEntryShape = Type.Unsafe<ModelEntry>(Type.Object({}));
+/** Any mapping: each entry (or each of its deployments) is checked against the schema of its `backend` by the loader. */
+const ModelEntryShape = Type.Unsafe<CatalogEntry>(Type.Object({}));
+
+/** The keys of a routed model entry beside its deployments (each deployment is checked against its kind's schema). */
+export const RoutedModelEntrySchema = Type.Object(
+  {
+    deployments: Type.Array(Type.Object({}), { minItems: 1, maxItems: 64, description: 'The engines that serve this model, each a full engine entry.' }),
+    routing: Type.Optional(
+      Type.Union([Type.Literal('least-in-flight'), Type.Literal('weighted'), Type.Literal('priority')], {
+        description: 'How a call picks among healthy deployments (default least-in-flight).',
+      }),
+    ),
+    fallbacks: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { maxItems: 8, description: 'Models of this file tried in order when every deployment failed.' }),
+    ),
+    maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 16, description: 'Most engine calls one request makes, fallbacks included (default 3).' })),
+  },
+  { additionalProperties: false },
+);
+
+/** What a deployment adds to its engine entry. */
+export const DeploymentExtrasSchema = Type.Object({
+  name: Type.Optional(
+    Type.String({ pattern: '^[A-Za-z0-9._:#@/-]{1,100}$', description: 'Unique within the model; names the deployment in headers, metrics and logs.' }),
+  ),
+  weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1000000, description: 'Share of calls under weighted routing (default 1).' })),
+  priority: Type.Optional(Type.Integer({ minimum: 0, description: 'Lower is tried first under priority routing (default 0).' })),
+});
 
 /** One agent's settings: the catalog model it calls. */
 const AgentEntry = (description: string) => Type.Object({ model: Type.String({ minLength: 1, description }) }, { additionalProperties: false });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLError } from 'yaml';
 import { ConfigError } from './config-error.ts';
 import { inFileOrder, schemaProblems, type ConfigProblem } from './config-problems.ts';
-import { PlatformConfigSchema, type ModelEntry, type PlatformConfig } from './config.schema.ts';
+import { PlatformConfigSchema, type CatalogEntry, type PlatformConfig } from './config.schema.ts';
 import { ModelEntryCheck, type ModelEntrySchema } from './model-entry-check.ts';
 
 /**
@@ -33,7 +33,7 @@ export function parseConfigText(text: string, source: string, environment: NodeJ
   if (isMapping(models)) {
     const check = new ModelEntryCheck(modelEntries);
     for (const [name, entry] of Object.entries(models)) {
-      if (isMapping(entry)) problems.push(...check.problems(`models.${name}`, entry));
+      if (isMapping(entry)) problems.push(...check.problems(`models.${name}`, entry, Object.keys(models)));
     }
   }
   if (problems.length > 0) {
@@ -42,7 +42,7 @@ export function parseConfigText(text: string, source: string, environment: NodeJ
   }
   const config = interpolated as PlatformConfig;
   // Model names are looked up with the caller's `model` field: 'constructor' must find nothing.
-  return config.models === undefined ? config : { ...config, models: Object.assign(Object.create(null) as Record<string, ModelEntry>, config.models) };
+  return config.models === undefined ? config : { ...config, models: Object.assign(Object.create(null) as Record<string, CatalogEntry>, config.models) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.ts';
 import { quoteClientValue } from '../errors/quote-client-value.ts';
-import type { ModelEntry } from '../config/config.schema.ts';
+import type { CatalogEntry, ModelEntry } from '../config/config.schema.ts';
+import { modelSettingsOf } from '../config/model-deployments.ts';
 import { capabilityLabels, type Capability } from './capability.ts';
 import { platformModels } from './platform-models.ts';
 
@@ -19,9 +20,9 @@ const exampleBackend: Record<Capability, string> = {
 /** Maps a request's model name onto the catalog entry that serves it. */
 export class ModelResolver {
   /** A Map: the name looked up is the caller's `model` field, and must never reach a prototype. */
-  readonly #catalog: ReadonlyMap<string, ModelEntry>;
+  readonly #catalog: ReadonlyMap<string, CatalogEntry>;
 
-  constructor(catalog: Readonly<Record<string, ModelEntry>>) {
+  constructor(catalog: Readonly<Record<string, CatalogEntry>>) {
     this.#catalog = new Map(Object.entries(catalog));
   }
 
@@ -31,10 +32,16 @@ export class ModelResolver {
   }
 
   /**
-   * The catalog entry for `model`. A name neither the platform nor the catalog knows is 1211; a
-   * platform name with no engine configured is 1221, with the config line to add.
+   * The settings of `model` (for a model with several deployments, the entry that stands for them
+   * all: model-deployments.ts `modelSettingsOf`). A name neither the platform nor the catalog knows
+   * is 1211; a platform name with no engine configured is 1221, with the config line to add.
    */
   resolve(model: string, capability: Capability): ModelEntry {
+    return modelSettingsOf(this.catalogEntry(model, capability));
+  }
+
+  /** The catalog entry of `model` as configured: one engine or several deployments; 1211 / 1221 as `resolve`. */
+  catalogEntry(model: string, capability: Capability): CatalogEntry {
     const entry = this.#catalog.get(model);
     if (entry !== undefined) return entry;
     if (!platformModels[capability].includes(model)) {
