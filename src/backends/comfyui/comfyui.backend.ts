@@ -4,6 +4,7 @@ import type { ComfyUiSettings } from './comfyui-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultImageTimeoutMs, defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { ComfyUiClient } from './comfyui-client.ts';
+import { probeComfyUi } from './comfyui-probe.ts';
 import { ComfyImageGenerator } from './comfyui-image-generator.ts';
 import { ComfyVideoGenerator } from './comfyui-video-generator.ts';
 import { ComfyWorkflow } from './comfyui-workflow.ts';
@@ -32,10 +33,12 @@ export const createComfyUiBackend: BackendFactory<ComfyUiSettings> = ({ modelNam
   } catch (error) {
     throw new ApiError('1221', `Model '${modelName}' (backend comfyui) cannot be used: ${(error as Error).message}.`);
   }
-  const client = new ComfyUiClient(entry.baseUrl.replace(/\/+$/, ''), modelName, entry.apiKey, entry.maxResponseBytes);
+  const baseUrl = entry.baseUrl.replace(/\/+$/, '');
+  const client = new ComfyUiClient(baseUrl, modelName, entry.apiKey, entry.maxResponseBytes);
   const common = { modelName, workflow, client, pollIntervalMs: entry.pollIntervalMs ?? defaultPollIntervalMs };
   return {
     image: new ComfyImageGenerator({ ...common, timeoutMs: entry.timeoutMs ?? defaultImageTimeoutMs }),
     video: new ComfyVideoGenerator({ ...common, timeoutMs: entry.timeoutMs ?? defaultVideoTimeoutMs }),
+    probe: (signal) => probeComfyUi(baseUrl, entry.apiKey, signal),
   };
 };

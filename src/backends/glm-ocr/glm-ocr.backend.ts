@@ -5,6 +5,7 @@ import { DocumentLayoutParser } from '../../tools/document/document-layout-parse
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
 import { GlmOcrRefiner } from './glm-ocr-refiner.ts';
+import { probeModelList } from '../engine-http/probe-engine.ts';
 
 /** One region is a short answer; a whole page of regions is many of them. */
 const defaultRegionTimeoutMs = 120_000;
@@ -28,7 +29,8 @@ export const createGlmOcrBackend: BackendFactory<GlmOcrSettings> = ({ modelName,
     maxResponseBytes: entry.maxResponseBytes,
     httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
   };
-  const refiner = new GlmOcrRefiner(engine, entry.baseUrl.replace(/\/+$/, ''), entry.upstreamModel ?? modelName);
+  const baseUrl = entry.baseUrl.replace(/\/+$/, '');
+  const refiner = new GlmOcrRefiner(engine, baseUrl, entry.upstreamModel ?? modelName);
   const ocr = paddleOcrFor({ classifyDirection: entry.classifyDirection });
   return {
     layout: new DocumentLayoutParser({
@@ -37,5 +39,7 @@ export const createGlmOcrBackend: BackendFactory<GlmOcrSettings> = ({ modelName,
       concurrency: entry.maxConcurrency ?? 1,
       pagesInFlight: ocr.parallelism,
     }),
+    // The layout is found in process; what can be down is the vision server that reads the regions.
+    probe: (signal) => probeModelList(baseUrl, entry.apiKey, signal),
   };
 };

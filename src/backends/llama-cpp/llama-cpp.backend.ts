@@ -1,6 +1,8 @@
 import type { Backend, BackendFactory } from '../../core/backends/backend.ts';
 import type { LlamaCppSettings } from './llama-cpp-settings.ts';
 import { readLlamaSettings, type LlamaSettings } from './llama-settings.ts';
+import { probeFiles } from '../engine-http/probe-files.ts';
+import { ProbeFailedError } from '../engine-http/probe-engine.ts';
 
 type LoadedBackend = Required<Pick<Backend, 'chat' | 'tokenizer' | 'close'>>;
 
@@ -13,7 +15,18 @@ type LoadedBackend = Required<Pick<Backend, 'chat' | 'tokenizer' | 'close'>>;
 export const createLlamaCppBackend: BackendFactory<LlamaCppSettings> = (context) => {
   const settings = readLlamaSettings(context);
   let loading: Promise<LoadedBackend> | undefined;
-  const loaded = () => (loading ??= loadBackend(settings));
+  let loadState: 'loading' | 'loaded' | { readonly failed: unknown } = 'loading';
+  const loaded = () =>
+    (loading ??= loadBackend(settings).then(
+      (backend) => {
+        loadState = 'loaded';
+        return backend;
+      },
+      (error: unknown) => {
+        loadState = { failed: error };
+        throw error;
+      },
+    ));
   return {
     chat: {
       generate: async (request) => (await loaded()).chat.generate(request),
@@ -22,6 +35,15 @@ export const createLlamaCppBackend: BackendFactory<LlamaCppSettings> = (context)
       },
     },
     tokenizer: { countPromptTokens: async (request) => (await loaded()).tokenizer.countPromptTokens(request) },
+    // Loaded weights answer; a load that failed stays failed (each call would fail the same way); before the first call, the file must be readable.
+    probe: async (signal) => {
+      if (loading === undefined) return probeFiles([settings.modelPath], signal, 'loads on first use');
+      if (typeof loadState === 'object') {
+        const { failed } = loadState;
+        throw new ProbeFailedError(`the model did not load: ${failed instanceof Error ? failed.message : String(failed)}`);
+      }
+      return { detail: loadState };
+    },
     close: async () => {
       if (loading !== undefined) await (await loading).close();
     },

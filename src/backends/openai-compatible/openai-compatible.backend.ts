@@ -3,6 +3,7 @@ import type { OpenAiCompatibleSettings } from './openai-compatible-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { ChatCompletionsEngine } from './chat-completions-engine.ts';
 import { engineHttpError } from './engine-http-error.ts';
+import { probeModelList } from '../engine-http/probe-engine.ts';
 import type { EngineConnection } from './engine-request.ts';
 import { buildOpenAiChatBody, defaultThinkingParam, type OpenAiBodyOptions } from './openai-chat-body.ts';
 import { OpenAiCompatibleTokenizer } from './openai-compatible-tokenizer.ts';
@@ -43,5 +44,7 @@ export const createOpenAiCompatibleBackend: BackendFactory<OpenAiCompatibleSetti
       entry.engine === 'llama.cpp' ? 'streamed' : entry.engine === undefined ? 'learn' : 'whole',
     ),
     tokenizer: new OpenAiCompatibleTokenizer(engine, baseUrl, options, entry.engine),
+    // vLLM, SGLang, llama-server and Ollama all list what they serve at /models (llama-server answers 503 while it loads).
+    probe: (signal) => probeModelList(baseUrl, entry.apiKey, signal),
   };
 };

@@ -5,6 +5,7 @@ import { defaultImageTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { OpenAiImageGenerator } from './openai-image-generator.ts';
+import { probeModelList } from '../engine-http/probe-engine.ts';
 
 /** An OpenAI-compatible image generation server: `POST {baseUrl}/images/generations`. */
 export const createOpenAiImagesBackend: BackendFactory<OpenAiImagesSettings> = ({ modelName, entry }) => {
@@ -25,6 +26,8 @@ export const createOpenAiImagesBackend: BackendFactory<OpenAiImagesSettings> = (
   };
   return {
     image: new OpenAiImageGenerator(engine, baseUrl, entry.upstreamModel ?? modelName, download),
+    // Image servers in front of diffusers often lack /models: answering at all is up.
+    probe: (signal) => probeModelList(baseUrl, entry.apiKey, signal, true),
     close: () => download.close(),
   };
 };

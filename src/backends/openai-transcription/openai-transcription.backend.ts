@@ -3,6 +3,7 @@ import type { OpenAiTranscriptionSettings } from './openai-transcription-setting
 import { ApiError } from '../../core/errors/api-error.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { OpenAiTranscriber } from './openai-transcriber.ts';
+import { probeModelList } from '../engine-http/probe-engine.ts';
 
 /** 30 seconds of audio takes a CPU whisper a while; a GPU server answers in a second or two. */
 const defaultTranscriptionTimeoutMs = 120_000;
@@ -23,5 +24,9 @@ export const createOpenAiTranscriptionBackend: BackendFactory<OpenAiTranscriptio
     maxResponseBytes: entry.maxResponseBytes,
     httpError: (status: number, text: string) => engineHttpError(modelName, status, text),
   };
-  return { transcribe: new OpenAiTranscriber(engine, baseUrl, entry.upstreamModel ?? modelName) };
+  return {
+    transcribe: new OpenAiTranscriber(engine, baseUrl, entry.upstreamModel ?? modelName),
+    // Whisper servers (faster-whisper-server, vLLM) list their models; some minimal ones have no /models.
+    probe: (signal) => probeModelList(baseUrl, entry.apiKey, signal, true),
+  };
 };

@@ -2,6 +2,8 @@ import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { PaddleOcrSettings } from './paddle-ocr-settings.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
 import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
+import { ocrModelPaths } from '../../tools/ocr/ocr-models.ts';
+import { probeFiles } from '../engine-http/probe-files.ts';
 
 /**
  * Layout parsing in process, with no configuration: PDF text layers where pages have them, and
@@ -18,5 +20,6 @@ export const createPaddleOcrBackend: BackendFactory<PaddleOcrSettings> = ({ entr
       concurrency: entry.maxConcurrency ?? 1,
       pagesInFlight: ocr.parallelism,
     }),
+    probe: (signal) => probeFiles(Object.values(ocrModelPaths()), signal, 'in process (PP-OCRv4)'),
   };
 };

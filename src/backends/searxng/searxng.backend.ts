@@ -3,6 +3,7 @@ import type { SearxngSettings } from './searxng-settings.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';
 import { SearxngSearcher } from './searxng-searcher.ts';
+import { probeSearxng } from './searxng-probe.ts';
 
 /** SearXNG answers within its own engines' timeouts (a few seconds); this bounds a stuck instance. */
 const defaultSearxngTimeoutMs = 20_000;
@@ -15,13 +16,15 @@ export const createSearxngBackend: BackendFactory<SearxngSettings> = ({ modelNam
       `Search engine '${modelName}' uses backend searxng but has no baseUrl; add the instance's address, for example baseUrl: http://searxng:8080.`,
     );
   }
+  const baseUrl = entry.baseUrl.replace(/\/+$/, '');
   return {
     search: new SearxngSearcher({
       modelName,
-      baseUrl: entry.baseUrl.replace(/\/+$/, ''),
+      baseUrl,
       apiKey: entry.apiKey,
       timeoutMs: entry.timeoutMs ?? defaultSearxngTimeoutMs,
       maxResponseBytes: entry.maxResponseBytes ?? defaultMaxResponseBytes,
     }),
+    probe: (signal) => probeSearxng(baseUrl, entry.apiKey, signal),
   };
 };

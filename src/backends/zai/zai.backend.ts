@@ -15,6 +15,7 @@ import { ZaiVideoGenerator } from './zai-videos.ts';
 import { ZaiSearch } from './zai-search.ts';
 import { ZaiTokenizer } from './zai-tokenizer.ts';
 import { ZaiTranscriber } from './zai-transcriber.ts';
+import { probeModelList } from '../engine-http/probe-engine.ts';
 
 export const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
 
@@ -47,6 +48,8 @@ export const createZaiBackend: BackendFactory<ZaiSettings> = ({ modelName, entry
     search: new ZaiSearch(engine, baseUrl, upstreamModel),
     transcribe: new ZaiTranscriber(engine, baseUrl, upstreamModel),
     layout: new ZaiLayoutParser(engine, baseUrl, upstreamModel),
+    // The cloud API is up when it answers; a model list, where it serves one, is reported. A refused apiKey fails.
+    probe: (signal) => probeModelList(baseUrl, entry.apiKey, signal, true),
     close: () => download.close(),
   };
 };

@@ -17,8 +17,22 @@ export interface Backend {
   readonly video?: VideoGenerator;
   readonly transcribe?: Transcriber;
   readonly layout?: LayoutParser;
+  /**
+   * Asks the engine, cheaply (no generation), whether it answers: resolves with what it reports of
+   * itself, throws when it is unreachable or unhealthy. Used to bring a cooled-down deployment back
+   * and by `config check --probe`; a backend without one is judged by its next real call.
+   */
+  probe?(signal: AbortSignal): Promise<ProbeResult>;
   /** Releases what the engine holds (loaded weights, sockets). */
   close?(): Promise<void>;
+}
+
+/** What an engine's probe reports of itself. */
+export interface ProbeResult {
+  /** The model names the engine serves (an OpenAI-compatible server's /models), when it lists them. */
+  models?: string[];
+  /** One short line on its state where it has no model list (`loaded`, a ComfyUI version…). */
+  detail?: string;
 }
 
 /** Platform services an engine may build on (the local search index, the reader). */
