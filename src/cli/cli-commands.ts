@@ -108,9 +108,14 @@ export const cliCommands: readonly CliCommand[] = [
     argumentsUsage: '<url|file|dir|sitemap>...',
     minArguments: 1,
     maxArguments: Number.POSITIVE_INFINITY,
-    options: { config, refresh: 'read again the pages indexed already' },
+    options: {
+      config,
+      refresh: 'read again the pages indexed already',
+      'base-url': 'list the files of a folder under URL instead of file:// (<dir>/a/b.html becomes URL/a/b.html)',
+    },
     summary: 'add pages to the local search index',
-    details: 'Exit code 1 when any item failed (the others are indexed all the same); Ctrl-C keeps what is stored, and running it again goes on.',
+    details:
+      'HTML files go through the reader (Readability), so navigation and footers are left out. Without --base-url a file is listed under the http(s) address its page states, else its file:// URL; with it, under its URL below the folder named (a file named alone: its own folder). Exit code 1 when any item failed (the others are indexed all the same); Ctrl-C keeps what is stored, and running it again goes on.',
     run: async (args, flags) => (await import('./index.command.ts')).runIndex(['add', ...args], flags),
   },
   {

@@ -147,6 +147,83 @@ describe('model-platform index (files)', () => {
   });
 });
 
+describe('model-platform index add: HTML through the reader, --base-url', () => {
+  let dataDir: string;
+  let siteDir: string;
+  const article = [
+    'The alpine lake trail climbs four hundred metres through larch forest before it reaches the first lake.',
+    'Walkers should carry water, because the springs along the trail dry up by the middle of summer.',
+    'From the upper lake the marmot colony can be watched from the moraine without disturbing the animals.',
+    'The descent follows the same path; the loop over the ridge is closed after the first snow.',
+  ];
+  const boilerplatePage = htmlPage(
+    'Alpine lake trail',
+    '<header><nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shopmenuword basket</a></li><li><a href="/login">Sign in</a></li></ul></nav></header>' +
+      `<main><article><h1>Alpine lake trail</h1>${article.map((paragraph) => `<p>${paragraph}</p>`).join('')}</article></main>` +
+      '<footer><p>Footerword copyright 2024 Trail Society. All rights reserved.</p><a href="/privacy">Privacy</a></footer>',
+  );
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'index-base-url-data-'));
+    siteDir = mkdtempSync(join(tmpdir(), 'index-base-url-site-'));
+    mkdirSync(join(siteDir, 'hikes', 'summer trips'), { recursive: true });
+    writeFileSync(join(siteDir, 'hikes', 'summer trips', 'alpine lake.html'), boilerplatePage);
+    writeFileSync(
+      join(siteDir, 'hikes', 'saved.html'),
+      htmlPage('Saved copy', '<p>Glacier crossing with crampons and a rope team.</p>', '<link rel="canonical" href="https://elsewhere.example/saved">'),
+    );
+    writeFileSync(join(siteDir, 'readme.md'), '# Trail notes\nBring a headlamp for the tunnel.\n');
+  });
+  after(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(siteDir, { recursive: true, force: true });
+  });
+
+  it('indexes the article of a page, not its navigation or footer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'index-boilerplate-'));
+    const pageDataDir = mkdtempSync(join(tmpdir(), 'index-boilerplate-data-'));
+    try {
+      writeFileSync(join(dir, 'lake.html'), boilerplatePage);
+      const result = await runCli(['index', 'add', dir], { MODEL_PLATFORM_DATA_DIR: pageDataDir });
+      assert.equal(result.code, 0, result.stderr);
+      const [hit] = await searchIndexOf(pageDataDir, 'marmot');
+      assert.equal(hit?.document.title, 'Alpine lake trail');
+      assert.equal(hit?.document.url, pathToFileURL(join(dir, 'lake.html')).href, 'without --base-url a file keeps its file:// URL');
+      for (const paragraph of article) assert.ok(hit?.document.content.includes(paragraph), `the article is indexed: ${paragraph}`);
+      assert.deepEqual(await searchIndexOf(pageDataDir, 'shopmenuword'), [], 'navigation is not indexed');
+      assert.deepEqual(await searchIndexOf(pageDataDir, 'footerword'), [], 'the footer is not indexed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(pageDataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists the files of a folder under --base-url, path segments encoded, whatever a page states', async () => {
+    const result = await runCli(['index', 'add', siteDir, '--base-url', 'https://docs.example.com/guide/'], { MODEL_PLATFORM_DATA_DIR: dataDir });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Indexed 3, skipped 0/);
+    assert.equal((await searchIndexOf(dataDir, 'marmot'))[0]?.document.url, 'https://docs.example.com/guide/hikes/summer%20trips/alpine%20lake.html');
+    assert.equal((await searchIndexOf(dataDir, 'glacier'))[0]?.document.url, 'https://docs.example.com/guide/hikes/saved.html');
+    assert.equal((await searchIndexOf(dataDir, 'headlamp'))[0]?.document.url, 'https://docs.example.com/guide/readme.md');
+
+    // A file named alone is rooted in its own folder.
+    const single = await runCli(['index', 'add', join(siteDir, 'hikes', 'saved.html'), '--base-url', 'https://mirror.example', '--refresh'], {
+      MODEL_PLATFORM_DATA_DIR: dataDir,
+    });
+    assert.equal(single.code, 0, single.stderr);
+    const urls = (await searchIndexOf(dataDir, 'glacier')).map((hit) => hit.document.url).sort();
+    assert.deepEqual(urls, ['https://docs.example.com/guide/hikes/saved.html', 'https://mirror.example/saved.html']);
+  });
+
+  it('refuses a --base-url that is not an absolute http(s) URL (exit 2, usage)', async () => {
+    for (const baseUrl of ['docs.example.com', 'file:///srv/site', 'https://docs.example.com/?a=1']) {
+      const result = await runCli(['index', 'add', siteDir, '--base-url', baseUrl], { MODEL_PLATFORM_DATA_DIR: dataDir });
+      assert.equal(result.code, 2, baseUrl);
+      assert.match(result.stderr, /--base-url must be an absolute http\(s\) URL/);
+      assert.match(result.stderr, /Usage: model-platform index add/);
+    }
+  });
+});
+
 describe('search ingestion', () => {
   it('keeps what it stored when interrupted, and a second run goes on from there', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ingest-resume-'));

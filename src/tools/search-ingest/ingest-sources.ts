@@ -1,10 +1,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { isDocumentFile } from './local-document.ts';
+import { dirname, join, resolve } from 'node:path';
+import { isDocumentFile, type LocalFile } from './local-document.ts';
 import { looksLikeSitemap, sitemapLocations } from './sitemap-locations.ts';
 
 /** One thing to index: a web page (read by the platform reader) or a local file. */
-export type IngestItem = { readonly kind: 'url'; readonly url: string } | { readonly kind: 'file'; readonly path: string };
+export type IngestItem = { readonly kind: 'url'; readonly url: string } | ({ readonly kind: 'file' } & LocalFile);
 
 /** A source that could not be expanded (missing path, unreachable sitemap). */
 export interface SourceError {
@@ -15,14 +15,17 @@ export interface SourceError {
 /** Fetches a sitemap's bytes (through the SSRF guard, in the CLI). */
 export type FetchBytes = (url: string, signal: AbortSignal) => Promise<Uint8Array>;
 
+/** A sitemap of 50,000 URLs is about 10 MB of XML; a local file past this is not one. */
+const maxLocalSitemapBytes = 64 * 1024 * 1024;
+
 /** Sitemap indexes nest sitemaps; real sites use one level, this allows three. */
 const deepestSitemap = 3;
 
 /**
  * What `index add` arguments stand for, in order and each item once: an http(s) URL is a page,
  * or a sitemap when its path ends in .xml or .xml.gz; a directory is every .html, .htm, .md,
- * .markdown and .txt file under it (hidden entries skipped, sorted); a file is a document, or a
- * sitemap when it ends in .xml or .xml.gz.
+ * .markdown and .txt file under it (hidden entries skipped, sorted), each with the directory as
+ * its root; a file is a document rooted in its own folder, or a sitemap when it ends in .xml or .xml.gz.
  */
 export async function expandSources(
   sources: readonly string[],
@@ -47,9 +50,11 @@ export async function expandSources(
       }
       const path = resolve(source);
       const info = await stat(path);
-      if (info.isDirectory()) for (const file of await documentFilesUnder(path)) add({ kind: 'file', path: file });
-      else if (looksLikeSitemap(path)) await addSitemap(await readFile(path), source, 1);
-      else if (isDocumentFile(path)) add({ kind: 'file', path });
+      if (info.isDirectory()) for (const file of await documentFilesUnder(path)) add({ kind: 'file', path: file, root: path });
+      else if (looksLikeSitemap(path)) {
+        if (info.size > maxLocalSitemapBytes) throw new Error(`the sitemap holds ${info.size} bytes; at most ${maxLocalSitemapBytes} are read`);
+        await addSitemap(await readFile(path), source, 1);
+      } else if (isDocumentFile(path)) add({ kind: 'file', path, root: dirname(path) });
       else throw new Error('not a file type index add reads (.html, .htm, .md, .markdown, .txt, or a .xml sitemap)');
     } catch (error) {
       if (signal.aborted) throw error;

@@ -16,6 +16,8 @@ export interface IngestDependencies {
 export interface IngestOptions {
   /** Index again what is already indexed (and bypass the reader's cache). */
   readonly refresh: boolean;
+  /** The http(s) URL at which the folders of local files are served; undefined: files keep `file://` URLs. */
+  readonly baseUrl?: string | undefined;
   /** Items read at once: pages wait on the network, so a few in flight keep it busy. */
   readonly concurrency: number;
   readonly signal: AbortSignal;
@@ -47,7 +49,7 @@ export async function ingestItems(items: readonly IngestItem[], dependencies: In
       document = await readPageDocument(dependencies.reader, item.url, options.refresh, options.signal, now());
     } else {
       // A file's key is known only once it is read (a saved page may state its own URL).
-      document = await readLocalDocument(item.path, now());
+      document = await readLocalDocument(item, options.baseUrl, now());
       if (!options.refresh && (await dependencies.index.has(document.url))) return 'skipped';
     }
     // A page without text (a redirect stub, an empty file) would only match by its title.
