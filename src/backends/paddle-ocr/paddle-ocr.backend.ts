@@ -2,7 +2,7 @@ import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { PaddleOcrSettings } from './paddle-ocr-settings.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
 import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
-import { ocrModelPaths } from '../../tools/ocr/ocr-models.ts';
+import { ocrModelPaths } from '../../tools/ocr/ocr-model-paths.ts';
 import { probeFiles } from '../engine-http/probe-files.ts';
 
 /**
@@ -20,6 +20,7 @@ export const createPaddleOcrBackend: BackendFactory<PaddleOcrSettings> = ({ entr
       concurrency: entry.maxConcurrency ?? 1,
       pagesInFlight: ocr.parallelism,
     }),
-    probe: (signal) => probeFiles(Object.values(ocrModelPaths()), signal, 'in process (PP-OCRv4)'),
+    // async: without the model package (the slim image) the probe rejects instead of throwing.
+    probe: async (signal) => probeFiles(Object.values(ocrModelPaths()), signal, 'in process (PP-OCRv4)'),
   };
 };

