@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs the test suite (scripts/test/run-tests.sh, same arguments after the first) under another
+# Node.js release line, e.g. `run-tests-on-node.sh 24`: CI runs it after the suite on the
+# machine's own Node.js. The binary comes from the npm registry (fetch-node.sh). Native modules
+# compiled at install time against V8's ABI (better-sqlite3) do not load on another major version,
+# so the suite runs in a copy of this checkout whose files are hard links to these (no data is
+# copied) except for those modules, which are copied and rebuilt for that Node.js against its
+# headers. The checkout itself is never changed: the machine's Node.js keeps working with it while
+# this runs. Rebuilt modules are cached per ABI and module version (~60 s to compile each).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+
+major=${1:?usage: run-tests-on-node.sh <major version, e.g. 24> [test files…]}
+shift
+node_home=$(bash scripts/test/fetch-node.sh "$major" | tail -n 1)
+if [ -z "$node_home" ]; then echo "No Node.js $major: the suite cannot run on it." >&2; exit 1; fi
+node_bin="$node_home/bin"
+abi=$("$node_bin/node" -p 'process.versions.modules')
+echo "Running the tests on Node.js $("$node_bin/node" -v) (ABI $abi)." >&2
+
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/model-platform"
+mkdir -p "$cache_root"
+# Hard links need the same file system; elsewhere (a clone on another disk) the copy is a real one.
+work=$(mktemp -d "$cache_root/checkout-node$major.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+for entry in "$root"/* "$root"/.[!.]*; do
+  [ -e "$entry" ] || continue
+  case "$(basename "$entry")" in .git | .tmp | data) continue ;; esac
+  cp -al "$entry" "$work/" 2>/dev/null || cp -a "$entry" "$work/"
+done
+
+# The packages node-gyp compiled at install time (a build/Release/*.node of their own). Packages
+# that ship prebuilt Node-API binaries (@napi-rs/canvas, onnxruntime-node, node-llama-cpp) load on
+# every version and keep their links.
+mapfile -t compiled < <(cd "$work" && find node_modules -path '*/build/Release/*.node' -not -path '*/obj.target/*' -printf '%h\n' | sed 's#/build/Release$##' | sort -u)
+for package_dir in "${compiled[@]}"; do
+  name=$(cd "$work/$package_dir" && "$node_bin/node" -p 'const p = require("./package.json"); `${p.name}@${p.version}`')
+  built="$cache_root/native-abi$abi-$(uname -m)/${name//\//+}"
+  # A real copy: the build writes into the package folder, and through a hard link it would
+  # overwrite the machine's own Node.js build of it.
+  rm -rf "${work:?}/$package_dir"
+  cp -a "$root/$package_dir" "$work/$package_dir"
+  if [ -d "$built/Release" ]; then
+    rm -rf "$work/$package_dir/build/Release"
+    mkdir -p "$work/$package_dir/build"
+    cp -a "$built/Release" "$work/$package_dir/build/Release"
+    continue
+  fi
+  echo "Building $name for Node.js $major (once per machine)…" >&2
+  (
+    cd "$work/$package_dir"
+    rm -rf build
+    # npm's own node-gyp (the one npm runs install scripts with), run by the target Node.js,
+    # against the headers that came with it.
+    node_gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
+    PATH="$node_bin:$PATH" "$node_bin/node" "$node_gyp" rebuild --release --nodedir="$node_home" >&2
+  )
+  rm -rf "$built.partial"
+  mkdir -p "$built.partial"
+  cp -a "$work/$package_dir/build/Release" "$built.partial/Release"
+  rm -rf "$built"
+  mv "$built.partial" "$built"
+done
+
+# The target Node.js first on PATH: the runner, and every process a test spawns with
+# process.execPath or `node`, run on it.
+cd "$work"
+PATH="$node_bin:$PATH" bash scripts/test/run-tests.sh "$@"
