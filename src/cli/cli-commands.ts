@@ -99,8 +99,10 @@ export const cliCommands: readonly CliCommand[] = [
     words: ['config', 'check'],
     minArguments: 0,
     maxArguments: 0,
-    options: storage,
+    options: { config, probe: 'also ask every deployment of every model whether it answers, and what models it reports' },
     summary: 'validate the environment and the config file, then exit',
+    details:
+      'With --probe: a table of every deployment (reachable, latency, the model names the engine reports), a warning where an engine does not report the upstream model the platform sends it, and exit code 1 when a model has no reachable deployment. Nothing secret is printed.',
     run: async (_args, flags) => (await import('./config-check.command.ts')).runConfigCheck(flags),
   },
   {

@@ -8,6 +8,7 @@ export const cliOptions = {
   admin: { type: 'boolean' },
   policy: { type: 'string', value: 'JSON' },
   refresh: { type: 'boolean' },
+  probe: { type: 'boolean' },
   'base-url': { type: 'string', value: 'URL' },
   by: { type: 'string', value: 'day|key|model|endpoint' },
   from: { type: 'string', value: 'YYYY-MM-DD' },

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { runCli } from '../helpers/cli-process.ts';
+import { startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
+import { freePort } from '../tasks/task-test-kit.ts';
 
 describe('config check', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'config-check-'));
@@ -44,5 +46,66 @@ describe('config check', () => {
     const check = await runCli(['config', 'check', '--config', file], { ZAI_API_KEY: secret });
     assert.equal(check.code, 0, check.stderr);
     assert.equal(check.stdout, `${file}: valid, 2 model(s).\n  glm-4.6 -> zai\n  glm-ocr -> paddle-ocr\n`);
+  });
+});
+
+describe('config check --probe', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'config-probe-'));
+  const secret = 'sk-live-0123456789PROBESECRET';
+  let engine: FakeOpenAiServer;
+  let deadPort: number;
+  before(async () => {
+    engine = await startFakeOpenAiServer();
+    engine.setDefault((request) =>
+      request.path === '/v1/models' ? { kind: 'json', body: { object: 'list', data: [{ id: 'zai-org/GLM-4.7' }] } } : { kind: 'text', status: 404, body: '' },
+    );
+    deadPort = await freePort();
+  });
+  after(async () => {
+    await engine.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  function writeConfig(name: string, extraModels: readonly string[]): string {
+    const file = join(dataDir, name);
+    const alive = `{ name: gpu-a, backend: openai-compatible, baseUrl: "${engine.baseUrl}", apiKey: "\${ENGINE_KEY}", upstreamModel: zai-org/GLM-4.7 }`;
+    const dead = `{ name: gpu-b, backend: openai-compatible, baseUrl: "http://127.0.0.1:${deadPort}/v1", apiKey: "\${ENGINE_KEY}", upstreamModel: zai-org/GLM-4.7 }`;
+    writeFileSync(file, ['models:', `  glm-4.7: { deployments: [${alive}, ${dead}] }`, ...extraModels, ''].join('\n'));
+    return file;
+  }
+
+  it('prints a row per deployment, the dead one not reachable, and exits 0 while each model has a reachable deployment', async () => {
+    const file = writeConfig('one-dead.yaml', [`  glm-typo: { backend: openai-compatible, baseUrl: "${engine.baseUrl}", upstreamModel: zai-org/GLM-4.6 }`]);
+    const check = await runCli(['config', 'check', '--probe', '--config', file], { ENGINE_KEY: secret });
+    assert.equal(check.code, 0, `${check.stdout}\n${check.stderr}`);
+    const rows = check.stdout.split('\n').filter((line) => /^(MODEL|glm-)/.test(line));
+    assert.match(rows[0] ?? '', /^MODEL\s+DEPLOYMENT\s+BACKEND\s+REACHABLE\s+LATENCY\s+REPORTS$/);
+    assert.match(rows[1] ?? '', /^glm-4\.7\s+gpu-a\s+openai-compatible\s+yes\s+\d+ ms\s+zai-org\/GLM-4\.7$/);
+    assert.match(rows[2] ?? '', /^glm-4\.7\s+gpu-b\s+openai-compatible\s+no\s+\d+ ms\s+GET \/models: .*ECONNREFUSED/);
+    assert.match(rows[3] ?? '', /^glm-typo\s+127\.0\.0\.1:\d+\s+openai-compatible\s+yes\s+\d+ ms\s+zai-org\/GLM-4\.7$/);
+    assert.match(check.stdout, /warning: glm-typo \/ 127\.0\.0\.1:\d+ does not report 'zai-org\/GLM-4\.6'/);
+    assert.doesNotMatch(check.stdout, /warning: glm-4\.7/);
+    assert.match(check.stdout, /Every model has a reachable deployment \(3 deployment\(s\) probed\)\./);
+    assert.ok(!`${check.stdout}${check.stderr}`.includes('PROBESECRET'));
+    assert.equal(engine.requests.filter((request) => request.headers.authorization === `Bearer ${secret}`).length, 1, 'the apiKey went to the engine');
+  });
+
+  it('exits 1 and names the model when none of its deployments answers', async () => {
+    const file = writeConfig('all-dead.yaml', [
+      `  glm-gone: { backend: openai-compatible, baseUrl: "http://127.0.0.1:${deadPort}/v1", apiKey: "\${ENGINE_KEY}" }`,
+    ]);
+    const check = await runCli(['config', 'check', '--probe', '--config', file], { ENGINE_KEY: secret });
+    assert.equal(check.code, 1, `${check.stdout}\n${check.stderr}`);
+    assert.match(check.stdout, /^glm-gone\s+127\.0\.0\.1:\d+\s+openai-compatible\s+no\s+/m);
+    assert.equal(check.stderr, 'No reachable deployment: glm-gone.\n');
+    assert.ok(!`${check.stdout}${check.stderr}`.includes('PROBESECRET'));
+  });
+
+  it('leaves the engines alone without --probe', async () => {
+    engine.reset();
+    const check = await runCli(['config', 'check', '--config', writeConfig('no-probe.yaml', [])], { ENGINE_KEY: secret });
+    assert.equal(check.code, 0, check.stderr);
+    assert.match(check.stdout, /glm-4\.7 -> 2 deployment\(s\): gpu-a \(openai-compatible\), gpu-b \(openai-compatible\)/);
+    assert.equal(engine.requests.length, 0);
   });
 });
