@@ -42,7 +42,10 @@ export function sampleNoisePng(width = 2400, height = 1800): Promise<Buffer> {
   );
 }
 
-/** A 1 s H.264 MP4 of ffmpeg's test pattern, whose first frame is the pattern's. */
-export function sampleMp4(width = 64, height = 48): Promise<Buffer> {
-  return ffmpegToFile(['-f', 'lavfi', '-i', `testsrc=size=${width}x${height}:rate=10`, '-t', '1', '-pix_fmt', 'yuv420p', '-c:v', 'libx264'], 'video.mp4');
+/** An H.264 MP4 of ffmpeg's test pattern at 10 frames a second (1 s unless told), whose first frame is the pattern's. */
+export function sampleMp4(width = 64, height = 48, seconds = 1): Promise<Buffer> {
+  return ffmpegToFile(
+    ['-f', 'lavfi', '-i', `testsrc=size=${width}x${height}:rate=10`, '-t', String(seconds), '-pix_fmt', 'yuv420p', '-c:v', 'libx264'],
+    'video.mp4',
+  );
 }

@@ -5,6 +5,7 @@ import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { toChatMessages, toFunctionTools } from '../chat/chat-request.mapper.ts';
 import { createChatMediaFetcher, hasRemoteMedia, inlineRemoteMediaOf } from '../../core/chat/inline-remote-media.ts';
+import { countPromptUsage } from '../../core/chat/prompt-token-usage.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkTokenizerRequest } from './tokenizer.checks.ts';
 import { TokenizerRequest, TokenizerResponse } from './tokenizer.schema.ts';
@@ -37,15 +38,15 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
       if (hasRemoteMedia({ messages })) messages = await inlineRemoteMediaOf(messages, mediaFetcher, signal);
       // The chat call's thinking rules (a model that always thinks counts its open think block).
       const thinking = effectiveThinking(body.model, body.thinking?.type, undefined);
-      const promptTokens = await counter.countPromptTokens({ messages, tools: toFunctionTools(body.tools ?? []), thinking, signal });
+      const usage = await countPromptUsage(counter, { messages, tools: toFunctionTools(body.tools ?? []), thinking, signal });
       // A counted call, not consumed tokens: token quotas and token prices must not see the prompt as used.
       request.recordUsage({ model: body.model });
       return {
         id: `tok-${generateRequestId()}`,
         created: Math.floor(Date.now() / 1000),
         request_id: request.requestId,
-        // Text prompts: media tokens are counted only by engines that take media.
-        usage: { prompt_tokens: promptTokens, image_tokens: 0, video_tokens: 0, total_tokens: promptTokens },
+        // prompt_tokens holds the image and video tokens, as the chat call's prompt_tokens does.
+        usage: { prompt_tokens: usage.prompt, image_tokens: usage.image, video_tokens: usage.video, total_tokens: usage.prompt },
       };
     },
   );

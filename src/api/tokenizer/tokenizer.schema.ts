@@ -38,9 +38,13 @@ export const TokenizerRequest = Type.Object({
 export type TokenizerRequest = Static<typeof TokenizerRequest>;
 
 export const TokenizerUsage = Type.Object({
-  prompt_tokens: Type.Integer(),
-  image_tokens: Type.Integer(),
-  video_tokens: Type.Integer(),
+  prompt_tokens: Type.Integer({ description: "The whole prompt, its image and video tokens included, as the chat call's prompt_tokens." }),
+  image_tokens: Type.Integer({
+    description: "Tokens of the images: the engine's count where it reports one, else by the GLM-V vision rule (one per 28x28 resized pixels, plus markers).",
+  }),
+  video_tokens: Type.Integer({
+    description: "Tokens of the videos: the engine's count where it reports one, else by the GLM-V vision rule (2 frames a second, two frames a patch).",
+  }),
   total_tokens: Type.Integer(),
 });
 

@@ -11,10 +11,19 @@ export interface ChatModel {
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
 }
 
+/** Images and videos as an engine counted them into a prompt; a kind it does not report apart is undefined. */
+export interface EngineMediaCount {
+  readonly image: number | undefined;
+  readonly video: number | undefined;
+}
+
 /**
  * Counts the prompt tokens of messages + tools as the engine would render them. `thinking` is the
  * chat call's switch (templates render an open or a closed think block); without it the engine's
- * own default is counted.
+ * own default is counted. Images and videos: a counter whose engine counts them into the total
+ * as its chat call does calls `onMediaCounted` (with the engine's split where it reports one);
+ * one that does not call it counts the text only, and the caller adds the media by the vision
+ * model's rule (core/media/media-token-count.ts).
  */
 export interface TokenCounter {
   countPromptTokens(request: {
@@ -22,5 +31,6 @@ export interface TokenCounter {
     readonly tools: ChatRequest['tools'];
     readonly thinking?: ChatRequest['thinking'];
     readonly signal: AbortSignal;
+    readonly onMediaCounted?: (counted: EngineMediaCount) => void;
   }): Promise<number>;
 }

@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Reading a container's headers takes milliseconds; a stuck ffprobe must not hold a request. */
+const probeTimeoutMs = 15_000;
+/** ffprobe's JSON for one stream and the format is a few kB; more is not what was asked for. */
+const maxProbeOutputBytes = 256 * 1024;
+
+/** ffprobe is not on PATH: the server's installation is incomplete, whatever the media. */
+export class FfprobeMissingError extends Error {
+  constructor() {
+    super('ffprobe is not installed (it must be on PATH to read the size of videos and of images other than PNG and JPEG)');
+  }
+}
+
+/** What ffprobe reads of the first video stream of an image or a video. */
+export interface ProbedVisual {
+  readonly width: number;
+  readonly height: number;
+  /** Seconds; 0 when the file states none (a still image). */
+  readonly durationSeconds: number;
+  /** Frames a second; 0 when the file states none. */
+  readonly framesPerSecond: number;
+  readonly frameCount: number | undefined;
+}
+
+/**
+ * The size and timing of an image or video, read by ffprobe from its headers (nothing decoded
+ * but what the container needs). The bytes go through a temporary file: an MP4 whose index sits
+ * at its end cannot be probed from a pipe. Rejects when ffprobe finds no picture stream.
+ */
+export async function probeVisualMedia(bytes: Uint8Array, signal: AbortSignal): Promise<ProbedVisual> {
+  const directory = await mkdtemp(join(tmpdir(), 'model-platform-probe-'));
+  try {
+    const input = join(directory, 'media');
+    await writeFile(input, bytes);
+    const output = await runFfprobe(
+      [
+        '-v',
+        'error',
+        '-select_streams',
+        'v:0',
+        '-show_entries',
+        'stream=width,height,avg_frame_rate,r_frame_rate,nb_frames,duration:format=duration',
+        '-of',
+        'json',
+        input,
+      ],
+      signal,
+    );
+    return readProbe(output);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+function readProbe(output: string): ProbedVisual {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(output);
+  } catch {
+    throw new Error('ffprobe answered something other than JSON');
+  }
+  const root = (parsed ?? {}) as { streams?: unknown; format?: unknown };
+  const stream = (Array.isArray(root.streams) ? root.streams[0] : undefined) as Record<string, unknown> | undefined;
+  const format = (root.format ?? {}) as Record<string, unknown>;
+  const width = positiveInteger(stream?.['width']);
+  const height = positiveInteger(stream?.['height']);
+  if (stream === undefined || width === undefined || height === undefined) throw new Error('it holds no picture ffprobe can read');
+  const duration = positiveNumber(stream['duration']) ?? positiveNumber(format['duration']) ?? 0;
+  const rate = frameRate(stream['avg_frame_rate']) ?? frameRate(stream['r_frame_rate']) ?? 0;
+  return { width, height, durationSeconds: duration, framesPerSecond: rate, frameCount: positiveInteger(stream['nb_frames']) };
+}
+
+/** `30000/1001`, `25/1`; `0/0` (unknown) is undefined. */
+function frameRate(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const [numerator, denominator] = value.split('/').map(Number);
+  if (numerator === undefined || denominator === undefined || !(denominator > 0)) return undefined;
+  return positiveNumber(numerator / denominator);
+}
+
+function positiveNumber(value: unknown): number | undefined {
+  const number = typeof value === 'string' ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) && number > 0 ? number : undefined;
+}
+
+function positiveInteger(value: unknown): number | undefined {
+  const number = positiveNumber(value);
+  return number !== undefined && Number.isInteger(number) ? number : undefined;
+}
+
+function runFfprobe(args: readonly string[], signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    signal.throwIfAborted();
+    const child = spawn('ffprobe', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: Buffer[] = [];
+    let outputBytes = 0;
+    let overCap = false;
+    let errorText = '';
+    const kill = () => child.kill('SIGKILL');
+    const timer = setTimeout(kill, probeTimeoutMs);
+    signal.addEventListener('abort', kill, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => {
+      outputBytes += chunk.length;
+      if (outputBytes > maxProbeOutputBytes) {
+        overCap = true;
+        kill();
+      } else output.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      errorText = (errorText + chunk.toString('utf8')).slice(-1000);
+    });
+    const finish = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', kill);
+    };
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      finish();
+      reject(error.code === 'ENOENT' ? new FfprobeMissingError() : error);
+    });
+    child.on('close', (code, killedBy) => {
+      finish();
+      if (signal.aborted) reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      else if (overCap) reject(new Error(`ffprobe wrote more than ${maxProbeOutputBytes} bytes`));
+      else if (code === 0) resolve(Buffer.concat(output).toString('utf8'));
+      else if (killedBy !== null) reject(new Error(`ffprobe did not finish within ${probeTimeoutMs / 1000} s`));
+      else reject(new Error(`it cannot be read (${errorText.trim().split('\n').at(-1) || `ffprobe exit code ${code}`})`));
+    });
+  });
+}
