@@ -5,7 +5,7 @@ import { ConfigError } from '../../src/core/config/config-error.ts';
 import { parseConfigText } from '../../src/core/config/load-config.ts';
 import { deploymentsOf, modelSettingsOf, routingOf } from '../../src/core/config/model-deployments.ts';
 
-function problemsOf(yaml: string): string[] {
+function problemsOf(yaml: string): readonly string[] {
   try {
     parseConfigText(yaml, 'config.yaml', {}, modelEntrySchema);
   } catch (error) {

@@ -1,4 +1,3 @@
-import type { ChatModel } from '../chat/chat-model.ts';
 import { abortReason } from '../errors/abort-reason.ts';
 
 /** Admits at most `limit` holders at once; the others wait in order, or leave when their signal aborts. */
@@ -9,6 +8,13 @@ export class Semaphore {
 
   constructor(limit: number) {
     this.#limit = limit;
+  }
+
+  /** A slot when one is free now (and nobody waits for one), else undefined. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.#held >= this.#limit || this.#waiting.length > 0) return undefined;
+    this.#held += 1;
+    return this.#releaser();
   }
 
   async acquire(signal: AbortSignal): Promise<() => void> {
@@ -44,27 +50,4 @@ export class Semaphore {
       else next();
     };
   }
-}
-
-/** A chat engine that runs at most `limit` calls at once (`maxConcurrency`); a stream holds its slot to the end. */
-export function limitChatConcurrency(chat: ChatModel, limit: number): ChatModel {
-  const slots = new Semaphore(limit);
-  return {
-    async generate(request) {
-      const release = await slots.acquire(request.signal);
-      try {
-        return await chat.generate(request);
-      } finally {
-        release();
-      }
-    },
-    async *stream(request) {
-      const release = await slots.acquire(request.signal);
-      try {
-        yield* chat.stream(request);
-      } finally {
-        release();
-      }
-    },
-  };
 }

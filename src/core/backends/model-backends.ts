@@ -5,23 +5,41 @@ import type { LayoutParser } from '../ocr/layout-parser.ts';
 import type { Transcriber } from '../media/transcriber.ts';
 import type { VideoGenerator } from '../media/video-generator.ts';
 import type { WebSearcher } from '../web/web-searcher.ts';
-import type { ModelEntry } from '../config/config.schema.ts';
+import type { CatalogEntry } from '../config/config.schema.ts';
+import { deploymentsOf, routingOf } from '../config/model-deployments.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { engineBindings } from '../logging/engine-failure-log.ts';
 import type { Logger } from '../logging/logger.ts';
 import { instrumentBackend, type EngineCallObserver } from '../metrics/instrument-backend.ts';
 import type { Capability } from '../models/capability.ts';
 import { engineNotAvailable, type ModelResolver } from '../models/model-resolver.ts';
+import { DeploymentHealth, defaultCoolDown, type CoolDownPolicy } from '../routing/deployment-health.ts';
+import { DeploymentRouter, type DeploymentState, type RoutedDeployment } from '../routing/deployment-router.ts';
+import { InProcessDeploymentSlots, type DeploymentSlots } from '../routing/deployment-slots.ts';
+import { routedBackend, type RouterTurn } from '../routing/routed-backend.ts';
 import type { Backend, BackendFactory, BackendResources } from './backend.ts';
-import { limitChatConcurrency } from './concurrency-limit.ts';
 
 /** Loads a tokenizer from a model's files (tokenizer.json and chat template). */
 export type TokenizerFilesLoader = (tokenizerPath: string, chatTemplatePath: string | undefined) => TokenCounter;
 
+export interface ModelBackendsOptions {
+  /** Where each deployment's `maxConcurrency` is counted (default: in this process). */
+  readonly deploymentSlots?: DeploymentSlots;
+  /** How long a failing deployment is left alone (default 1 s, doubling to 60 s). */
+  readonly coolDown?: CoolDownPolicy;
+}
+
+/** A configured model's engines: the router over its deployments and the Backend that routes through it. */
+interface RoutedModel {
+  readonly router: DeploymentRouter;
+  readonly backend: Backend;
+}
+
 /**
  * Turns a request's model name into the engine capability that serves it: resolves the catalog
- * entry (1211 / 1221), builds the entry's backend once, on first use, and checks that it has the
- * capability asked for.
+ * entry (1211 / 1221), builds the model's deployments once, on first use (each its own Backend,
+ * instrumented under its deployment name), and routes every call among them
+ * (core/routing: health, failover, fallback models).
  */
 export class ModelBackends {
   readonly #models: ModelResolver;
@@ -31,9 +49,10 @@ export class ModelBackends {
   readonly #resources: BackendResources;
   readonly #observer: EngineCallObserver | undefined;
   readonly #logger: Logger | undefined;
-  readonly #backends = new Map<string, Backend>();
+  readonly #slots: DeploymentSlots;
+  readonly #coolDown: CoolDownPolicy;
+  readonly #routed = new Map<string, RoutedModel>();
   readonly #fileTokenizers = new Map<string, TokenCounter>();
-  readonly #limitedChats = new Map<string, ChatModel>();
 
   constructor(
     models: ModelResolver,
@@ -46,6 +65,7 @@ export class ModelBackends {
     observer?: EngineCallObserver,
     /** Where each failed engine call is logged, once, with the engine's model, kind and host. */
     logger?: Logger,
+    options: ModelBackendsOptions = {},
   ) {
     this.#resources = resources;
     this.#observer = observer;
@@ -54,18 +74,13 @@ export class ModelBackends {
     this.#factories = factories;
     this.#configDir = configPath === undefined ? process.cwd() : dirname(configPath);
     this.#loadTokenizerFiles = loadTokenizerFiles;
+    this.#slots = options.deploymentSlots ?? new InProcessDeploymentSlots();
+    this.#coolDown = options.coolDown ?? defaultCoolDown;
   }
 
-  /** The model's chat engine, limited to `maxConcurrency` calls at once when the entry sets it. */
+  /** The model's chat engine; each deployment runs at most its `maxConcurrency` calls at once. */
   chat(model: string): ChatModel {
-    const cached = this.#limitedChats.get(model);
-    if (cached !== undefined) return cached;
-    const chat = this.#capability(model, 'chat', (backend) => backend.chat);
-    const limit = this.#models.resolve(model, 'chat').maxConcurrency;
-    if (limit === undefined) return chat;
-    const limited = limitChatConcurrency(chat, limit);
-    this.#limitedChats.set(model, limited);
-    return limited;
+    return this.#capability(model, 'chat', (backend) => backend.chat);
   }
 
   image(model: string): ImageGenerator {
@@ -105,29 +120,81 @@ export class ModelBackends {
     return counter;
   }
 
+  /** The health of every deployment of the models built so far (a model is built on its first call). */
+  deploymentStates(): DeploymentState[] {
+    return [...this.#routed.values()].flatMap(({ router }) => router.states());
+  }
+
   async close(): Promise<void> {
-    const backends = [...this.#backends.values()];
-    this.#backends.clear();
-    await Promise.all(backends.map((backend) => backend.close?.()));
+    const routed = [...this.#routed.values()];
+    this.#routed.clear();
+    for (const { router } of routed) router.close();
+    await Promise.all(routed.flatMap(({ router }) => router.deployments.map((deployment) => deployment.backend.close?.())));
+    await this.#slots.close();
   }
 
   #capability<Found>(model: string, capability: Capability, pick: (backend: Backend) => Found | undefined): Found {
-    const entry = this.#models.resolve(model, capability);
-    const found = pick(this.#backend(model, entry));
-    if (found === undefined) throw engineNotAvailable(model, entry, capability);
+    const entry = this.#models.catalogEntry(model, capability);
+    const found = pick(this.#routedModel(model, entry, capability).backend);
+    if (found === undefined) throw engineNotAvailable(model, this.#models.resolve(model, capability), capability);
     return found;
   }
 
-  #backend(model: string, entry: ModelEntry): Backend {
-    let backend = this.#backends.get(model);
-    if (backend === undefined) {
-      const factory = this.#factories.get(entry.backend);
-      backend = factory === undefined ? {} : factory({ modelName: model, entry, configDir: this.#configDir, resources: this.#resources });
-      if (this.#observer !== undefined || this.#logger !== undefined) {
-        backend = instrumentBackend(backend, model, this.#observer, this.#logger?.child(engineBindings(model, entry)));
-      }
-      this.#backends.set(model, backend);
+  #routedModel(model: string, entry: CatalogEntry, capability: Capability): RoutedModel {
+    let routed = this.#routed.get(model);
+    if (routed === undefined) {
+      const routing = routingOf(entry);
+      const router = new DeploymentRouter(model, this.#deployments(model, entry), routing, this.#slots);
+      // Fallback models are looked up at call time (built on their first use); their own fallbacks are not followed, so no chain loops.
+      const turns = (): RouterTurn[] => [
+        { router },
+        ...routing.fallbacks.flatMap((fallback) => {
+          const fallbackRouter = this.#fallbackRouter(fallback, capability);
+          return fallbackRouter === undefined ? [] : [{ router: fallbackRouter, fallbackModel: fallback }];
+        }),
+      ];
+      routed = { router, backend: routedBackend(turns) };
+      this.#routed.set(model, routed);
     }
-    return backend;
+    return routed;
+  }
+
+  #fallbackRouter(model: string, capability: Capability): DeploymentRouter | undefined {
+    try {
+      return this.#routedModel(model, this.#models.catalogEntry(model, capability), capability).router;
+    } catch {
+      // A fallback the catalog cannot resolve for this capability is passed over.
+      return undefined;
+    }
+  }
+
+  #deployments(model: string, entry: CatalogEntry): RoutedDeployment[] {
+    return deploymentsOf(model, entry).map((deployment) => {
+      const factory = this.#factories.get(deployment.entry.backend);
+      const raw: Backend =
+        factory === undefined ? {} : factory({ modelName: model, entry: deployment.entry, configDir: this.#configDir, resources: this.#resources });
+      const backend =
+        this.#observer !== undefined || this.#logger !== undefined
+          ? instrumentBackend(
+              raw,
+              model,
+              this.#observer,
+              this.#logger?.child({ ...engineBindings(model, deployment.entry), deployment: deployment.name }),
+              deployment.name,
+              deployment.entry.backend,
+            )
+          : raw;
+      const probe = raw.probe?.bind(raw);
+      return {
+        name: deployment.name,
+        kind: deployment.entry.backend,
+        backend,
+        health: new DeploymentHealth(this.#coolDown, probe),
+        weight: deployment.weight,
+        priority: deployment.priority,
+        maxConcurrency: deployment.entry.maxConcurrency,
+        inFlight: 0,
+      };
+    });
   }
 }

@@ -1,0 +1,134 @@
+/** How a deployment's cool-downs grow: the first lasts `baseMs`, each further failure doubles it, up to `maxMs`. */
+export interface CoolDownPolicy {
+  readonly baseMs: number;
+  readonly maxMs: number;
+  /** Longest wait for a probe's answer. */
+  readonly probeTimeoutMs: number;
+}
+
+export const defaultCoolDown: CoolDownPolicy = { baseMs: 1000, maxMs: 60_000, probeTimeoutMs: 5000 };
+
+/** Asks the engine whether it answers again (the backend's probe); throws when it does not. */
+export type HealthProbe = (signal: AbortSignal) => Promise<unknown>;
+
+/**
+ * Passive health of one deployment. A failure that is the engine's fault (failover-eligible.ts)
+ * cools it down; the cool-down doubles with each failure in a row, within the policy's bound.
+ * When it ends, the backend's probe (when it has one) decides: the deployment is healthy again
+ * once the probe answers, else it cools down longer. Without a probe it is half-open: the next
+ * call alone is let through, as the probe.
+ */
+export class DeploymentHealth {
+  readonly #policy: CoolDownPolicy;
+  readonly #probe: HealthProbe | undefined;
+  readonly #now: () => number;
+  #consecutiveFailures = 0;
+  #coolingUntil: number | undefined;
+  #lastError: string | undefined;
+  /** The one call let through as the probe of a half-open deployment (no probe of its own). */
+  #trialRunning = false;
+  #probeTimer: NodeJS.Timeout | undefined;
+  #probing: AbortController | undefined;
+  #closed = false;
+
+  constructor(policy: CoolDownPolicy, probe: HealthProbe | undefined, now: () => number = Date.now) {
+    this.#policy = policy;
+    this.#probe = probe;
+    this.#now = now;
+  }
+
+  get consecutiveFailures(): number {
+    return this.#consecutiveFailures;
+  }
+
+  get coolingUntil(): number | undefined {
+    return this.#coolingUntil;
+  }
+
+  get lastError(): string | undefined {
+    return this.#lastError;
+  }
+
+  get healthy(): boolean {
+    return this.#coolingUntil === undefined;
+  }
+
+  /**
+   * Whether a call may go to this deployment now: 'trial' when it is the one call let through a
+   * half-open deployment (the caller reports every outcome through `succeeded` or `failed`).
+   */
+  admit(): 'yes' | 'trial' | 'no' {
+    if (this.#coolingUntil === undefined) return 'yes';
+    if (this.#probe !== undefined || this.#trialRunning || this.#now() < this.#coolingUntil) return 'no';
+    this.#trialRunning = true;
+    return 'trial';
+  }
+
+  /**
+   * A call answered. A call that began before the deployment cooled down does not end the
+   * cool-down (a busy engine answers some calls while it refuses others); the trial call does.
+   */
+  succeeded(trial: boolean): void {
+    if (trial) this.#trialRunning = false;
+    if (this.#coolingUntil === undefined || trial) this.#recovered();
+  }
+
+  /** A call that ended without a verdict on the engine (its caller left): the trial, if it was one, is free again. */
+  abandoned(trial: boolean): void {
+    if (trial) this.#trialRunning = false;
+  }
+
+  failed(error: unknown, trial = false): void {
+    if (trial) this.#trialRunning = false;
+    this.#lastError = describe(error);
+    // Calls that were running when the deployment failed each report it: one cool-down, not a doubling per call.
+    if (this.#coolingUntil !== undefined && this.#now() < this.#coolingUntil) return;
+    this.#consecutiveFailures += 1;
+    const coolDownMs = Math.min(this.#policy.maxMs, this.#policy.baseMs * 2 ** Math.min(this.#consecutiveFailures - 1, 30));
+    this.#coolingUntil = this.#now() + coolDownMs;
+    if (this.#probe !== undefined && !this.#closed) {
+      clearTimeout(this.#probeTimer);
+      this.#probeTimer = setTimeout(() => void this.#runProbe(), coolDownMs);
+      this.#probeTimer.unref();
+    }
+  }
+
+  #recovered(): void {
+    this.#consecutiveFailures = 0;
+    this.#coolingUntil = undefined;
+    this.#lastError = undefined;
+  }
+
+  /** Stops the probe timer and any probe in flight. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#probeTimer);
+    this.#probing?.abort();
+  }
+
+  async #runProbe(): Promise<void> {
+    if (this.#probe === undefined || this.#closed) return;
+    const probing = new AbortController();
+    this.#probing = probing;
+    const timer = setTimeout(() => probing.abort(new Error(`no answer to the probe within ${this.#policy.probeTimeoutMs} ms`)), this.#policy.probeTimeoutMs);
+    try {
+      await this.#probe(probing.signal);
+      if (!this.#closed) this.#recovered();
+    } catch (error) {
+      if (!this.#closed) {
+        // The cool-down has ended: this failure starts the next, longer one.
+        this.#coolingUntil = undefined;
+        this.failed(error);
+      }
+    } finally {
+      clearTimeout(timer);
+      this.#probing = undefined;
+    }
+  }
+}
+
+/** One short line for the state listing: the error's message, never a stack. */
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}

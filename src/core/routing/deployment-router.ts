@@ -1,0 +1,218 @@
+import type { Backend } from '../backends/backend.ts';
+import type { ModelRouting } from '../config/model-deployments.ts';
+import { EngineFailure } from '../errors/engine-failure.ts';
+import { DeploymentHealth } from './deployment-health.ts';
+import { DeploymentPicker } from './deployment-picker.ts';
+import type { DeploymentSlots } from './deployment-slots.ts';
+import { isDeploymentFault, isFailoverEligible } from './failover-eligible.ts';
+
+/** One engine of a routed model, as the router holds it. */
+export interface RoutedDeployment {
+  readonly name: string;
+  /** The backend kind (`openai-compatible`, `searxng`…). */
+  readonly kind: string;
+  /** Built from the deployment's entry and instrumented with its name. */
+  readonly backend: Backend;
+  readonly health: DeploymentHealth;
+  readonly weight: number;
+  readonly priority: number;
+  readonly maxConcurrency: number | undefined;
+  inFlight: number;
+}
+
+/** One deployment's health, as the readiness check, the metrics and the admin API show it. */
+export interface DeploymentState {
+  readonly model: string;
+  readonly deployment: string;
+  readonly backend: string;
+  readonly state: 'healthy' | 'cooling-down';
+  readonly inFlight: number;
+  readonly consecutiveFailures: number;
+  /** Epoch milliseconds. */
+  readonly coolingUntil?: number;
+  readonly lastError?: string;
+}
+
+/** Which deployments a call may use (those that have the capability it needs). */
+export type Usable = (deployment: RoutedDeployment) => boolean;
+
+interface Chosen {
+  readonly deployment: RoutedDeployment;
+  readonly trial: boolean;
+}
+
+/**
+ * Spreads one model's calls over its deployments and moves a failed call to the next one. A
+ * call tries each deployment at most once, up to `maxAttempts`, while its signal is live, and only
+ * after a failure where the engine produced nothing usable (failover-eligible.ts). Deployments
+ * that are cooling down are skipped; when every one is, a model without fallbacks still tries the
+ * one whose cool-down ends first (a certain failure is worse than a likely one), while a model with
+ * fallbacks moves on to them.
+ */
+export class DeploymentRouter {
+  readonly model: string;
+  readonly #deployments: readonly RoutedDeployment[];
+  readonly #routing: ModelRouting;
+  readonly #slots: DeploymentSlots;
+  readonly #picker: DeploymentPicker<RoutedDeployment>;
+
+  constructor(model: string, deployments: readonly RoutedDeployment[], routing: ModelRouting, slots: DeploymentSlots) {
+    this.model = model;
+    this.#deployments = deployments;
+    this.#routing = routing;
+    this.#slots = slots;
+    this.#picker = new DeploymentPicker(routing.strategy);
+  }
+
+  get deployments(): readonly RoutedDeployment[] {
+    return this.#deployments;
+  }
+
+  /** Runs `call` on one deployment after another until one answers or a failure may not move on. */
+  async call<Result>(
+    signal: AbortSignal,
+    usable: Usable,
+    call: (deployment: RoutedDeployment) => Promise<Result>,
+    served: (deployment: RoutedDeployment) => void,
+  ): Promise<Result> {
+    const tried = new Set<RoutedDeployment>();
+    let lastError: unknown;
+    for (let attempt = 0; attempt < this.#routing.maxAttempts; attempt += 1) {
+      signal.throwIfAborted();
+      const chosen = this.#choose(usable, tried);
+      if (chosen === undefined) break;
+      tried.add(chosen.deployment);
+      const release = await this.#enter(chosen.deployment, signal);
+      try {
+        const result = await call(chosen.deployment);
+        chosen.deployment.health.succeeded(chosen.trial);
+        served(chosen.deployment);
+        return result;
+      } catch (error) {
+        this.#judge(chosen, signal, error);
+        if (signal.aborted || !isFailoverEligible(error)) throw error;
+        lastError = error;
+      } finally {
+        release();
+      }
+    }
+    throw lastError ?? this.#noneAvailable();
+  }
+
+  /**
+   * Opens the stream on one deployment after another until one passes its first part; from then
+   * on the stream is committed to that deployment, and a failure ends it (no second generation).
+   */
+  async *stream<Part>(
+    signal: AbortSignal,
+    usable: Usable,
+    open: (deployment: RoutedDeployment) => AsyncIterable<Part>,
+    served: (deployment: RoutedDeployment) => void,
+  ): AsyncGenerator<Part> {
+    const tried = new Set<RoutedDeployment>();
+    let lastError: unknown;
+    for (let attempt = 0; attempt < this.#routing.maxAttempts; attempt += 1) {
+      signal.throwIfAborted();
+      const chosen = this.#choose(usable, tried);
+      if (chosen === undefined) break;
+      tried.add(chosen.deployment);
+      const release = await this.#enter(chosen.deployment, signal);
+      let iterator: AsyncIterator<Part> | undefined;
+      let first: IteratorResult<Part>;
+      try {
+        iterator = open(chosen.deployment)[Symbol.asyncIterator]();
+        first = await iterator.next();
+      } catch (error) {
+        release();
+        this.#judge(chosen, signal, error);
+        if (signal.aborted || !isFailoverEligible(error)) throw error;
+        lastError = error;
+        continue;
+      }
+      served(chosen.deployment);
+      try {
+        for (let next = first; !next.done; next = await iterator.next()) yield next.value;
+        chosen.deployment.health.succeeded(chosen.trial);
+        return;
+      } catch (error) {
+        this.#judge(chosen, signal, error);
+        throw error;
+      } finally {
+        release();
+        await iterator.return?.();
+      }
+    }
+    throw lastError ?? this.#noneAvailable();
+  }
+
+  states(): DeploymentState[] {
+    return this.#deployments.map((deployment) => {
+      const { health } = deployment;
+      const coolingUntil = health.coolingUntil;
+      const lastError = health.lastError;
+      return {
+        model: this.model,
+        deployment: deployment.name,
+        backend: deployment.kind,
+        state: health.healthy ? 'healthy' : 'cooling-down',
+        inFlight: deployment.inFlight,
+        consecutiveFailures: health.consecutiveFailures,
+        ...(coolingUntil === undefined ? {} : { coolingUntil }),
+        ...(lastError === undefined ? {} : { lastError }),
+      };
+    });
+  }
+
+  close(): void {
+    for (const deployment of this.#deployments) deployment.health.close();
+  }
+
+  #choose(usable: Usable, tried: ReadonlySet<RoutedDeployment>): Chosen | undefined {
+    const candidates = this.#deployments.filter((deployment) => usable(deployment) && !tried.has(deployment));
+    const healthy = candidates.filter((deployment) => deployment.health.healthy);
+    const picked = this.#picker.pick(healthy);
+    if (picked !== undefined) return { deployment: picked, trial: false };
+    for (const deployment of candidates) {
+      if (deployment.health.admit() === 'trial') return { deployment, trial: true };
+    }
+    if (this.#routing.fallbacks.length > 0 || tried.size > 0) return undefined;
+    const soonest = candidates.toSorted((left, right) => (left.health.coolingUntil ?? 0) - (right.health.coolingUntil ?? 0))[0];
+    return soonest === undefined ? undefined : { deployment: soonest, trial: false };
+  }
+
+  /** Counts the call in flight and takes a `maxConcurrency` slot when the deployment sets one; resolves with what ends both. */
+  async #enter(deployment: RoutedDeployment, signal: AbortSignal): Promise<() => void> {
+    deployment.inFlight += 1;
+    let freeSlot: (() => void) | undefined;
+    try {
+      if (deployment.maxConcurrency !== undefined) freeSlot = await this.#slots.acquire(this.model, deployment.name, deployment.maxConcurrency, signal);
+    } catch (error) {
+      deployment.inFlight -= 1;
+      throw error;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      deployment.inFlight -= 1;
+      freeSlot?.();
+    };
+  }
+
+  /** What a failed call says about its deployment: its caller left (nothing), the engine's fault (cool down), or the engine answered (healthy). */
+  #judge(chosen: Chosen, signal: AbortSignal, error: unknown): void {
+    const { health } = chosen.deployment;
+    if (signal.aborted) health.abandoned(chosen.trial);
+    else if (isDeploymentFault(error)) health.failed(error, chosen.trial);
+    else health.succeeded(chosen.trial);
+  }
+
+  #noneAvailable(): EngineFailure {
+    const cooling = this.#deployments.filter((deployment) => !deployment.health.healthy).map((deployment) => deployment.name);
+    return new EngineFailure(
+      'unavailable',
+      this.model,
+      `No deployment of model '${this.model}' can take the call now: ${cooling.length > 0 ? `${cooling.join(', ')} cooling down after failures` : 'none serves this capability'}.`,
+    );
+  }
+}
