@@ -19,7 +19,13 @@ RUN apt-get update \
 WORKDIR /app
 # .npmrc skips onnxruntime-node's GPU download (the CPU binaries ship in the package).
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci
+# Native modules are compiled against the headers of Node.js 24.18.1 (node-gyp downloads them;
+# every 24.x has the same ABI) and from source rather than as prebuilt binaries: from 24.19.0 on,
+# the header-only node::ObjectWrap registers an environment cleanup hook that aborts the process
+# when a wrapped object is garbage-collected outside JavaScript (nodejs/node#65446), which
+# better-sqlite3 12 (its Statement destructor) does. scripts/test/run-tests-on-node.sh does the same.
+ARG NODE_ADDON_HEADERS=24.18.1
+RUN npm_config_target=${NODE_ADDON_HEADERS} npm_config_build_from_source=true npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build \

@@ -7,7 +7,8 @@
 # prints nothing there when no binary can be had.
 set -euo pipefail
 
-major=${1:?usage: fetch-node.sh <major version, e.g. 24>}
+# A major version (24) gives its newest release; a full version (24.18.1), that release.
+major=${1:?usage: fetch-node.sh <version, e.g. 24 or 24.18.1>}
 case "$(uname -m)" in
   x86_64) arch=x64 ;;
   aarch64) arch=arm64 ;;
@@ -17,7 +18,7 @@ cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/model-platform"
 mkdir -p "$cache_root"
 
 newest_cached() {
-  find "$cache_root" -maxdepth 1 -type d -name "node-v$major.*" ! -name '*.partial' -printf '%f\n' | sed 's/^node-v//' | sort -V | tail -n 1
+  find "$cache_root" -maxdepth 1 -type d \( -name "node-v$major" -o -name "node-v$major.*" \) ! -name '*.partial' -printf '%f\n' | sed 's/^node-v//' | sort -V | tail -n 1
 }
 
 # `npm view pkg@24 version --json` lists every matching version (a plain string when only one does).

@@ -17,13 +17,33 @@ node_home=$(bash scripts/test/fetch-node.sh "$major" | tail -n 1)
 if [ -z "$node_home" ]; then echo "No Node.js $major: the suite cannot run on it." >&2; exit 1; fi
 node_bin="$node_home/bin"
 abi=$("$node_bin/node" -p 'process.versions.modules')
-echo "Running the tests on Node.js $("$node_bin/node" -v) (ABI $abi)." >&2
+# The headers native modules are compiled against: every release of a major version has the same
+# ABI, so any of them will do. Node 24.19.0 changed node::ObjectWrap, which is compiled into the
+# module from the headers, to register an environment cleanup hook that aborts the process when a
+# wrapped object is garbage-collected outside a JavaScript context (nodejs/node#65446):
+# better-sqlite3 12 compiled against those headers aborts in its Statement destructor. Compiled
+# against 24.18.1's it runs on every 24.x. The Dockerfile compiles against the same headers.
+# NODE_ADDON_HEADERS names another version; empty: the runtime's own.
+case "$major" in
+  24) headers_version=${NODE_ADDON_HEADERS-24.18.1} ;;
+  *) headers_version=${NODE_ADDON_HEADERS-} ;;
+esac
+headers_home=$node_home
+if [ -n "$headers_version" ]; then
+  headers_home=$(bash scripts/test/fetch-node.sh "$headers_version" | tail -n 1)
+  if [ -z "$headers_home" ]; then echo "No Node.js $headers_version headers to compile native modules with." >&2; exit 1; fi
+fi
+headers=$(basename "$headers_home")
+echo "Running the tests on Node.js $("$node_bin/node" -v) (ABI $abi); native modules compiled against the headers of ${headers#node-}." >&2
 
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/model-platform"
 mkdir -p "$cache_root"
 # Hard links need the same file system; elsewhere (a clone on another disk) the copy is a real one.
 work=$(mktemp -d "$cache_root/checkout-node$major.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# Interrupted, it still removes the copy (bash runs the EXIT trap on exit, not on a fatal signal).
+trap 'exit 130' INT
+trap 'exit 143' TERM
 for entry in "$root"/* "$root"/.[!.]*; do
   [ -e "$entry" ] || continue
   case "$(basename "$entry")" in .git | .tmp | data) continue ;; esac
@@ -36,7 +56,7 @@ done
 mapfile -t compiled < <(cd "$work" && find node_modules -path '*/build/Release/*.node' -not -path '*/obj.target/*' -printf '%h\n' | sed 's#/build/Release$##' | sort -u)
 for package_dir in "${compiled[@]}"; do
   name=$(cd "$work/$package_dir" && "$node_bin/node" -p 'const p = require("./package.json"); `${p.name}@${p.version}`')
-  built="$cache_root/native-abi$abi-$(uname -m)/${name//\//+}"
+  built="$cache_root/native-abi$abi-$(uname -m)-${headers#node-}/${name//\//+}"
   # A real copy: the build writes into the package folder, and through a hard link it would
   # overwrite the machine's own Node.js build of it.
   rm -rf "${work:?}/$package_dir"
@@ -52,9 +72,9 @@ for package_dir in "${compiled[@]}"; do
     cd "$work/$package_dir"
     rm -rf build
     # npm's own node-gyp (the one npm runs install scripts with), run by the target Node.js,
-    # against the headers that came with it.
+    # against the headers chosen above.
     node_gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
-    PATH="$node_bin:$PATH" "$node_bin/node" "$node_gyp" rebuild --release --nodedir="$node_home" >&2
+    PATH="$node_bin:$PATH" "$node_bin/node" "$node_gyp" rebuild --release --nodedir="$headers_home" >&2
   )
   rm -rf "$built.partial"
   mkdir -p "$built.partial"

@@ -65,7 +65,7 @@ describe('Dockerfile: a build stage, the slim image for API-only nodes and the f
 
   it('compiles in the build stage; the images run the compiled build, with no sources, compilers or dev dependencies', () => {
     assert.match(build.text, /python3 make g\+\+/);
-    assert.match(build.text, /^RUN npm ci$/m, 'all dependencies: the compiler is a dev dependency');
+    assert.match(build.text, /^RUN [^\n]*\bnpm ci$/m, 'all dependencies: the compiler is a dev dependency');
     assert.match(build.text, /npm run build/);
     assert.match(build.text, /npm prune --omit=dev/);
     for (const runtime of [slim, full]) {
@@ -88,6 +88,17 @@ describe('Dockerfile: a build stage, the slim image for API-only nodes and the f
     } finally {
       rmSync(image, { recursive: true, force: true });
     }
+  });
+
+  it('compiles native modules against Node 24 headers from before 24.19.0, as the Node 24 test run does', () => {
+    // From 24.19.0 the header-only node::ObjectWrap aborts when better-sqlite3 12 frees a statement (nodejs/node#65446).
+    const headers = /^ARG NODE_ADDON_HEADERS=(\d+)\.(\d+)\.(\d+)$/m.exec(build.text);
+    assert.ok(headers !== null, 'ARG NODE_ADDON_HEADERS=<version>');
+    assert.equal(headers[1], '24', 'the same major version (ABI) as the image');
+    assert.ok(Number(headers[2]) < 19, `${headers.slice(1).join('.')} is before 24.19.0`);
+    assert.match(build.text, /^RUN npm_config_target=\$\{NODE_ADDON_HEADERS\} npm_config_build_from_source=true npm ci$/m);
+    const testRun = readFileSync(join(root, 'scripts/test/run-tests-on-node.sh'), 'utf8');
+    assert.match(testRun, new RegExp(`24\\) headers_version=\\$\\{NODE_ADDON_HEADERS-${headers.slice(1).join('\\.')}\\}`));
   });
 
   it('leaves Chromium and the OCR (onnxruntime, the PP-OCRv4 models) out of the slim image and puts them in the full one', () => {
