@@ -1,6 +1,7 @@
 import type { KeyView } from '../platform/key-admin.ts';
 import { ApiError } from '../core/errors/api-error.ts';
 import type { CliFlags } from './cli-flags.ts';
+import { alignedTable } from './aligned-table.ts';
 import { groupUsage } from './cli-usage.ts';
 import { withPlatform } from './with-platform.ts';
 
@@ -68,16 +69,7 @@ function keyCells(key: KeyView): string[] {
 
 /** A header row, then one row per key, columns aligned two spaces apart. */
 function keyTable(keys: readonly KeyView[]): string {
-  const rows = [[...keyColumns], ...keys.map(keyCells)];
-  const widths = keyColumns.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return alignedTable([[...keyColumns], ...keys.map(keyCells)]);
 }
 
 function readPolicy(text: string | undefined, admin: boolean): Record<string, unknown> | undefined | Error {

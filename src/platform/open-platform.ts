@@ -23,6 +23,7 @@ import { migrateToLatest } from '../store/migrate.ts';
 import { UsageRepository } from '../store/usage-repository.ts';
 import { createSearchIndex } from '../store/search-index/create-search-index.ts';
 import { createWebReader, type ClosableWebReader } from '../tools/reader/create-web-reader.ts';
+import { createKnowledgeIndex } from '../store/knowledge/create-knowledge-index.ts';
 import type { SearchIndex } from '../core/web/search-index.ts';
 import { HfTokenCounter } from '../tools/hf-tokenizer/hf-token-counter.ts';
 import type { BlobUrlSigner } from '../blobs/blob-url-signer.ts';
@@ -165,7 +166,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       },
       handlers: options.taskHandlers ?? [
         ...createMediaTaskHandlers({ backends, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
-        createChatTaskHandler({ backends, mediaFetcher: chatMediaFetcher }),
+        createChatTaskHandler({ backends, mediaFetcher: chatMediaFetcher, knowledge: createKnowledgeIndex(database) }),
       ],
       // The lease from the settings (how soon a killed worker's task is taken over), heartbeats three to a lease.
       tuning: { leaseMs: settings.taskLeaseSeconds * 1000, heartbeatMs: (settings.taskLeaseSeconds * 1000) / 3, ...options.taskTuning },

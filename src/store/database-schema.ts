@@ -157,6 +157,30 @@ export interface FileTable {
   created_at: number;
 }
 
+/** Table `knowledge_files`: a file indexed into a knowledge base (0011), written after its passages. */
+export interface KnowledgeFileTable {
+  file_id: string;
+  owner_key_id: string;
+  knowledge_id: string;
+  sentence_size: number;
+  passages: number;
+  characters: number;
+  indexed_at: number;
+}
+
+/**
+ * Table `knowledge_passages`: the passages of knowledge files (0011). SQLite keeps an FTS5 table
+ * and a narrow file column beside it (synced by triggers); PostgreSQL a generated `search_vector`.
+ */
+export interface KnowledgePassageTable {
+  id: Generated<number>;
+  file_id: string;
+  position: number;
+  content: string;
+  /** The content with a space around each CJK character, for the tokenizers; NULL when it has none. */
+  segmented_content: string | null;
+}
+
 export interface DatabaseSchema {
   api_keys: ApiKeyTable;
   usage_records: UsageRecordTable;
@@ -168,4 +192,6 @@ export interface DatabaseSchema {
   agent_conversations: AgentConversationTable;
   key_credits: KeyCreditTable;
   credit_holds: CreditHoldTable;
+  knowledge_files: KnowledgeFileTable;
+  knowledge_passages: KnowledgePassageTable;
 }

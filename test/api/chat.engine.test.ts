@@ -325,8 +325,9 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     assert.equal(last.web_search?.[0]?.link, 'https://docs.example.org/tides');
   });
 
-  it('accepts retrieval tools and says clearly they cannot run here', async () => {
+  it('accepts retrieval tools and answers 404 for a knowledge base the key does not have (test/retrieval has the rest)', async () => {
     const response = await postJson(test, url, { model: 'glm-4.7', messages: user, tools: [{ type: 'retrieval', retrieval: { knowledge_id: 'kb-1' } }] });
-    assertPlatformError(response, { status: 400, code: '1221', mentions: ['retrieval'] });
+    assertPlatformError(response, { status: 404, code: '404', mentions: ['kb-1'] });
+    assert.equal(engine.requests.length, 0);
   });
 });

@@ -5,6 +5,7 @@ import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toKeyObject, toUsageItem, toUsageQuery } from './admin.mapper.ts';
+import { registerKnowledgeAdminRoutes } from './knowledge-admin.route.ts';
 import { CreatedKey, CreateKeyRequest, KeyIdParams, KeyList, KeyObject, RevokedKey, UpdatePolicyRequest, UsageQuery, UsageReport } from './admin.schema.ts';
 
 /**
@@ -106,4 +107,6 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
       return { object: 'list' as const, data: rows.map(toUsageItem) };
     },
   );
+
+  registerKnowledgeAdminRoutes(app, deps);
 }

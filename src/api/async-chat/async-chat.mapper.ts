@@ -1,14 +1,15 @@
 import { chatTaskResult } from '../../core/chat/chat-task-data.ts';
 import type { TaskRecord } from '../../core/tasks/task.ts';
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
-import { toChatJob, toChatSearch } from '../chat/chat-request.mapper.ts';
+import { toChatJob, toChatRetrieval, toChatSearch } from '../chat/chat-request.mapper.ts';
 import { toChatCompletion } from '../chat/chat-response.mapper.ts';
 import type { AsyncChatCompletionRequest } from './async-chat.schema.ts';
 
-/** What a `chat` task stores (core/chat/chat-task-data.ts): the call as sync chat maps it, and its web_search tool. */
+/** What a `chat` task stores (core/chat/chat-task-data.ts): the call as sync chat maps it, and its web_search and retrieval tools. */
 export function toChatTaskRequest(body: AsyncChatCompletionRequest) {
   const search = toChatSearch(body);
-  return { ...toChatJob(body), ...(search === undefined ? {} : { search }) };
+  const retrieval = toChatRetrieval(body);
+  return { ...toChatJob(body), ...(search === undefined ? {} : { search }), ...(retrieval === undefined ? {} : { retrieval }) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool } from '../../core/chat/chat-types.ts';
 import type { ChatSearch } from '../../core/chat/chat-web-search.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { ApiError, invalidField } from '../../core/errors/api-error.ts';
+import type { ChatRetrieval } from '../../core/knowledge/chat-retrieval.ts';
 import { chatModelRules, effectiveThinking } from '../../core/models/chat-model-rules.ts';
 import { inlineHead, parseInlineData } from '../../core/media/inline-data.ts';
 import type { ContentPart as WireContentPart, ChatMessage as WireChatMessage } from '../shared/message.schema.ts';
@@ -55,6 +56,16 @@ export function toChatSearch(body: ChatCompletionRequest): ChatSearch | undefine
   };
 }
 
+/** The body's retrieval tool (one knowledge base per call); undefined when it has none. */
+export function toChatRetrieval(body: ChatCompletionRequest): ChatRetrieval | undefined {
+  const tools = body.tools ?? [];
+  const indexes = tools.flatMap((tool, index) => (tool.type === 'retrieval' ? [index] : []));
+  if (indexes.length > 1) throw invalidField(`tools[${indexes[1]}]`, 'a call may have one retrieval tool (one knowledge base)');
+  const options = indexes[0] === undefined ? undefined : tools[indexes[0]]?.retrieval;
+  if (options === undefined) return undefined;
+  return { knowledgeId: options.knowledge_id, ...(options.prompt_template === undefined ? {} : { promptTemplate: options.prompt_template }) };
+}
+
 /** Wire messages as engines take them; `keepReasoning` keeps earlier turns' reasoning_content. */
 export function toChatMessages(messages: readonly WireChatMessage[], keepReasoning: boolean): ChatMessage[] {
   return messages.map((message) => toMessage(message, keepReasoning));
@@ -102,14 +113,17 @@ function sniffMediaType(head: Buffer): string {
 }
 
 /**
- * Function tools go to the engine; the web search tool is run by the platform before the engine
- * is called (core/chat/chat-web-search.ts); retrieval needs a knowledge base this server does not have.
+ * Function tools go to the engine; the web search and retrieval tools are run by the platform
+ * before the engine is called (core/chat/chat-web-search.ts, core/knowledge/chat-retrieval.ts).
  */
 export function toFunctionTools(tools: NonNullable<ChatCompletionRequest['tools']>): FunctionTool[] {
   return tools.flatMap((tool, index) => {
-    if (tool.type === 'web_search') return [];
+    if (tool.type === 'web_search' || tool.type === 'retrieval') return [];
     if (tool.type !== 'function' || tool.function === undefined) {
-      throw new ApiError('1221', `tools[${index}]: the '${tool.type}' tool is not available in this build of the server; function and web_search tools are.`);
+      throw new ApiError(
+        '1221',
+        `tools[${index}]: the '${tool.type}' tool is not available in this build of the server; function, retrieval and web_search tools are.`,
+      );
     }
     const { name, description, parameters } = tool.function;
     return [{ name, ...(description === undefined ? {} : { description }), ...(parameters === undefined ? {} : { parameters }) }];

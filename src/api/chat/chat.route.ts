@@ -11,7 +11,8 @@ import { toWireSearchResult } from '../shared/search-result.mapper.ts';
 import { createChatMediaFetcher } from '../../core/chat/inline-remote-media.ts';
 import { prepareChat } from '../../core/chat/prepare-chat.ts';
 import { checkChatRequest } from './chat.checks.ts';
-import { toChatRequest, toChatSearch } from './chat-request.mapper.ts';
+import { toChatRequest, toChatRetrieval, toChatSearch } from './chat-request.mapper.ts';
+import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
 import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
 import { ChatCompletionChunk, ChatCompletionRequest, ChatCompletionResponse } from './chat.schema.ts';
 import { relayChatStream } from './chat-stream-relay.ts';
@@ -20,6 +21,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
   const mediaFetcher = createChatMediaFetcher(deps.config.fetch?.allow ?? [], 'chat media');
   app.addHook('onClose', () => mediaFetcher.close());
 
+  const knowledge = createKnowledgeIndex(deps.database);
   app.post(
     '/chat/completions',
     {
@@ -39,10 +41,12 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const chat = deps.backends.chat(body.model);
       const search = toChatSearch(body);
       const { request: chatRequest, searchResults } = await prepareChat(
-        { backends: deps.backends, mediaFetcher },
+      const retrieval = toChatRetrieval(body);
+        { backends: deps.backends, mediaFetcher, knowledge },
         toChatRequest(body, abortOnDisconnect(reply)),
         search,
       );
+        retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' },
       let header = answerHeader(request, body.model);
       if (searchResults !== undefined && search?.showResults === true) header = { ...header, webSearch: searchResults.map(toWireSearchResult) };
       // The web_search tool ran one search for this answer.

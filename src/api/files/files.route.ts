@@ -7,6 +7,13 @@ import { responses } from '../shared/common.schema.ts';
 import { contentDisposition, toFileObject } from './files.mapper.ts';
 import { FileContentResponse, FileDeleted, FileIdParams, FileList, FileListQuery, FileObject, FileUploadForm } from './files.schema.ts';
 import { receiveUpload } from './files.upload.ts';
+import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { scanTextReader } from '../../core/knowledge/scan-text.ts';
+import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
+import { addToKnowledgeBase, checkKnowledgeFields } from './knowledge-upload.ts';
+
+/** The OCR model that reads scanned PDFs uploaded to a knowledge base. */
+const scanModel = 'glm-ocr';
 
 /** Newest first, and a page large enough to hold every file a key may keep. */
 const defaultListLimit = 100;
@@ -16,6 +23,8 @@ const defaultListLimit = 100;
  * answers 404 exactly like an id that never existed, so ids reveal nothing.
  */
 export function registerFileRoutes(app: App, deps: AppDependencies): void {
+  const knowledge = createKnowledgeIndex(deps.database);
+  const readScan = (bytes: Uint8Array, signal: AbortSignal) => scanTextReader(deps.backends.layoutParser(scanModel), scanModel)(bytes, signal);
   app.post(
     '/files',
     {
@@ -23,15 +32,22 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
       schema: {
         operationId: 'uploadFile',
         tags: ['files'],
-        summary: 'Uploads an auxiliary file (glossary, terminology list), at most 100 MB.',
-        description: 'A key keeps at most 100 files; files are deleted 180 days after their upload. A file over 100 MB answers HTTP 435.',
+        summary: 'Uploads an auxiliary file (glossary, terminology list, knowledge base document), at most 100 MB.',
+        description:
+          'A key keeps at most 100 files; files are deleted 180 days after their upload. A file over 100 MB answers HTTP 435. ' +
+          'With purpose=retrieval and a knowledge_id, the file (text, Markdown, HTML or PDF) is cut into passages of about ' +
+          'sentence_size characters and added to that knowledge base of the key, for the chat retrieval tool; the answer comes once it is indexed.',
         consumes: [multipartContentType],
         body: FileUploadForm,
         response: responses(FileObject),
       },
       config: { admission: rateLimitOnly },
     },
-    async (request, reply) => toFileObject(await receiveUpload(request, reply, deps.files, ownerOf(request))),
+    async (request, reply) => {
+      const upload = await receiveUpload(request, reply, deps.files, ownerOf(request), checkKnowledgeFields);
+      if (upload.fields.purpose === 'retrieval') await addToKnowledgeBase(upload, { files: deps.files, knowledge, readScan }, abortOnDisconnect(reply));
+      return toFileObject(upload.file);
+    },
   );
 
   app.get(
@@ -65,7 +81,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
       schema: {
         operationId: 'deleteFile',
         tags: ['files'],
-        summary: 'Deletes an uploaded file (its record and its bytes).',
+        summary: 'Deletes an uploaded file (its record, its bytes, and its passages in a knowledge base).',
         params: FileIdParams,
         response: responses(FileDeleted),
       },

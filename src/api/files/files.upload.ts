@@ -7,16 +7,31 @@ import { readMultipartForm } from '../../http/multipart.ts';
 import { checkFileUpload } from './files.checks.ts';
 import { FileUploadFields, maxUploadBytes } from './files.schema.ts';
 
+/** A stored upload and the form's text fields. */
+export interface ReceivedUpload {
+  readonly file: StoredFile;
+  readonly fields: FileUploadFields;
+  /** The content type the client gave the file part. */
+  readonly contentType: string;
+}
+
 /**
  * Reads a POST /files form and stores its file for `ownerKeyId`. The file part streams straight
  * into the store (never whole in memory); the record is written only once the whole form is read
- * and valid, since `purpose` may come after the file. Any refusal — the size limit, the file
- * limit, a bad field — leaves no record and no bytes behind.
+ * and valid (`checkFields` too), since `purpose` may come after the file. Any refusal — the size
+ * limit, the file limit, a bad field — leaves no record and no bytes behind.
  */
-export async function receiveUpload(request: FastifyRequest, reply: FastifyReply, files: FileStore, ownerKeyId: string): Promise<StoredFile> {
+export async function receiveUpload(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  files: FileStore,
+  ownerKeyId: string,
+  checkFields: (fields: FileUploadFields) => void,
+): Promise<ReceivedUpload> {
   let staged: StagedFile | undefined;
   let refusal: unknown;
   let committed = false;
+  let contentType = '';
   try {
     const form = await readMultipartForm(request, reply, FileUploadFields, {
       fileField: 'file',
@@ -25,6 +40,7 @@ export async function receiveUpload(request: FastifyRequest, reply: FastifyReply
       fileTooLarge: (rule) => new ApiError('435', `Invalid parameter 'file': ${rule}.`),
       receiveFile: async (stream, info) => {
         const content = abortedAtLimit(stream);
+        contentType = info.mimetype;
         try {
           staged = await files.stage(ownerKeyId, { filename: info.filename, contentType: info.mimetype, content });
         } catch (error) {
@@ -36,10 +52,11 @@ export async function receiveUpload(request: FastifyRequest, reply: FastifyReply
     });
     checkFileUpload(form.file);
     if (refusal !== undefined) throw refusal;
+    checkFields(form.fields);
     if (staged === undefined) throw new Error('the file part was read but nothing was staged');
     const stored = await staged.commit(form.fields.purpose);
     committed = true;
-    return stored;
+    return { file: stored, fields: form.fields, contentType };
   } finally {
     if (staged !== undefined && !committed) await staged.discard().catch(() => undefined);
   }

@@ -40,7 +40,12 @@ const StoredChatSearch = Type.Object({
   showResults: Type.Boolean(),
 });
 
-/** The call: ChatRequest's fields (absent where undefined), and the web_search tool's settings when it has one. */
+const StoredChatRetrieval = Type.Object({
+  knowledgeId: Type.String(),
+  promptTemplate: Type.Optional(Type.String()),
+});
+
+/** The call: ChatRequest's fields (absent where undefined), and the web_search and retrieval tools' settings when it has them. */
 const ChatJobSchema = Type.Object({
   model: Type.String(),
   messages: Type.Array(StoredChatMessage, { minItems: 1 }),
@@ -64,6 +69,7 @@ const ChatJobSchema = Type.Object({
   }),
   seed: Type.Optional(Type.Integer()),
   search: Type.Optional(StoredChatSearch),
+  retrieval: Type.Optional(StoredChatRetrieval),
 });
 export type StoredChatJob = Static<typeof ChatJobSchema>;
 

@@ -19,7 +19,9 @@ export function createChatTaskHandler(deps: ChatTaskDependencies): TaskHandler {
     async run(task, signal): Promise<StoredChatResult> {
       const job = chatTaskRequest.read(task);
       const chat = deps.backends.chat(job.model);
-      const { request, searchResults } = await prepareChat(deps, toChatRequest(job, signal), job.search);
+      // The retrieval tool reads the knowledge base of the key that submitted the call.
+      const retrieval = job.retrieval === undefined ? undefined : { ...job.retrieval, ownerKeyId: task.ownerKeyId };
+      const { request, searchResults } = await prepareChat(deps, toChatRequest(job, signal), job.search, retrieval);
       const result = await chat.generate(request);
       return {
         content: result.content,

@@ -61,7 +61,8 @@ export function withSearchResults(request: ChatRequest, results: readonly Search
   return { ...request, messages: [message, ...request.messages] };
 }
 
-function lastUserText(messages: readonly ChatMessage[]): string {
+/** The text of the conversation's last user message ("" when it has none). */
+export function lastUserText(messages: readonly ChatMessage[]): string {
   const last = [...messages].reverse().find((message) => message.role === 'user');
   if (last === undefined || last.content === null) return '';
   if (typeof last.content === 'string') return last.content;

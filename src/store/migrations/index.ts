@@ -9,6 +9,7 @@ import * as agentConversations from './0007-agent-conversations.ts';
 import * as keyPolicies from './0008-key-policies.ts';
 import * as usageLedger from './0009-usage-ledger.ts';
 import * as usageRollupByBatch from './0010-usage-rollup-by-batch.ts';
+import * as knowledgeBases from './0011-knowledge-bases.ts';
 
 /** Every migration, in order; the names are recorded in the database and must never change. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008-key-policies': keyPolicies,
   '0009-usage-ledger': usageLedger,
   '0010-usage-rollup-by-batch': usageRollupByBatch,
+  '0011-knowledge-bases': knowledgeBases,
 };

@@ -37,7 +37,7 @@ export const postgresFullText: FullTextDialect = {
   },
 };
 
-function tsQuery(terms: QueryTerms, mode: MatchMode): RawBuilder<unknown> {
+export function tsQuery(terms: QueryTerms, mode: MatchMode): RawBuilder<unknown> {
   const parts = [
     ...terms.words.map((word) => sql`plainto_tsquery('english', ${word})`),
     ...terms.phrases.map((phrase) => sql`phraseto_tsquery('english', ${phrase.join(' ')})`),

@@ -1,0 +1,91 @@
+import { extname } from 'node:path';
+import { invalidField } from '../../core/errors/api-error.ts';
+import { pdfUnreadable } from '../pdf/pdf-unreadable-error.ts';
+import { HtmlExtractor, type ContentOptions } from '../reader/html-extractor.ts';
+import { readPdfText } from '../reader/pdf-text.ts';
+
+/** Reads the text of a scanned PDF (the layout parser's OCR); absent: scans are refused. */
+export type ScanReader = (bytes: Uint8Array, signal: AbortSignal) => Promise<string>;
+
+/** The most of each kind of knowledge file parsed: HTML is parsed in one synchronous step, PDFs page by page. */
+export const maxKnowledgeHtmlBytes = 5 * 1024 * 1024;
+export const maxKnowledgePdfBytes = 50 * 1024 * 1024;
+export const maxKnowledgeTextBytes = 10 * 1024 * 1024;
+/** Text one knowledge file may hold, in characters (about 3,300 passages of the default size). */
+export const maxKnowledgeCharacters = 1_000_000;
+
+const htmlOptions: ContentOptions = {
+  returnFormat: 'text',
+  retainImages: false,
+  noGfm: false,
+  keepImgDataUrl: false,
+  withImagesSummary: false,
+  withLinksSummary: false,
+};
+
+const htmlExtensions = new Set(['.html', '.htm', '.xhtml']);
+/** Office documents: zip containers this platform has no maintained library to read. */
+const officeExtensions = new Set(['.docx', '.doc', '.odt', '.rtf', '.xlsx', '.xls', '.pptx', '.ppt']);
+const readableKinds = 'plain text, Markdown, HTML and PDF files can; save the document as PDF or HTML and upload that';
+
+/**
+ * The text of a file uploaded to a knowledge base: plain text and Markdown as written (UTF-8),
+ * HTML through the web reader's extraction (Readability: the main content, without navigation
+ * and scripts), PDF from its text layer (pdf.js), or through OCR when it is a scan and
+ * `readScan` is given. Anything else, or a file over its kind's cap, is refused as 1214.
+ */
+export async function readKnowledgeText(
+  file: { readonly bytes: Buffer; readonly filename: string; readonly contentType: string },
+  readScan: ScanReader | undefined,
+  signal: AbortSignal,
+): Promise<string> {
+  const extension = extname(file.filename).toLowerCase();
+  const head = file.bytes.subarray(0, 1024).toString('latin1');
+  let text: string;
+  if (head.startsWith('%PDF-')) text = await pdfText(file.bytes, readScan, signal);
+  else if (head.startsWith('PK\x03\x04') || head.startsWith('\xd0\xcf\x11\xe0') || officeExtensions.has(extension)) {
+    throw invalidField('file', `'${extension || 'office'}' documents cannot be added to a knowledge base; ${readableKinds}`);
+  } else if (htmlExtensions.has(extension) || file.contentType === 'text/html' || /^\s*(<!doctype html|<html[\s>])/i.test(head)) {
+    text = htmlText(decodeText(file.bytes, maxKnowledgeHtmlBytes, 'HTML'));
+  } else text = decodeText(file.bytes, maxKnowledgeTextBytes, 'text');
+  if (text.trim() === '') throw invalidField('file', 'has no text to add to a knowledge base');
+  if (text.length > maxKnowledgeCharacters) {
+    throw invalidField('file', `holds ${text.length} characters of text; a knowledge base file may hold at most ${maxKnowledgeCharacters}: split it`);
+  }
+  return text;
+}
+
+/** UTF-8 text (a leading byte-order mark dropped); a file that is not is not text. */
+function decodeText(bytes: Buffer, maxBytes: number, kind: string): string {
+  if (bytes.byteLength > maxBytes) throw invalidField('file', `a ${kind} file for a knowledge base may be at most ${maxBytes / 1024 / 1024} MB`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw invalidField('file', `is not UTF-8 text; ${readableKinds}`);
+  }
+  if (text.includes('\u0000')) throw invalidField('file', `is binary, not text; ${readableKinds}`);
+  return text;
+}
+
+function htmlText(html: string): string {
+  const extraction = new HtmlExtractor().extract(html, 'https://knowledge.invalid/', htmlOptions);
+  if (extraction.kind === 'too-deep') throw invalidField('file', `nests HTML elements more than ${extraction.maxDepth} levels deep`);
+  if (extraction.kind !== 'page') throw invalidField('file', 'has no readable text in its HTML');
+  const { title, content } = extraction.page;
+  return title !== '' && !content.startsWith(title) ? `${title}\n\n${content}` : content;
+}
+
+async function pdfText(bytes: Buffer, readScan: ScanReader | undefined, signal: AbortSignal): Promise<string> {
+  if (bytes.byteLength > maxKnowledgePdfBytes) throw invalidField('file', `a PDF for a knowledge base may be at most ${maxKnowledgePdfBytes / 1024 / 1024} MB`);
+  let pages: readonly string[];
+  try {
+    pages = (await readPdfText(bytes)).pages;
+  } catch (error) {
+    throw invalidField('file', pdfUnreadable(error).message);
+  }
+  const text = pages.filter((page) => page !== '').join('\n\n');
+  if (text !== '') return text;
+  if (readScan === undefined) throw invalidField('file', 'is a PDF without a text layer (a scan), and no OCR model is available to read it');
+  return readScan(bytes, signal);
+}
