@@ -27,6 +27,9 @@ export class KnowledgeIndexStore implements KnowledgeIndex {
   }
 
   async addFile(entry: KnowledgeFileEntry, passages: readonly string[]): Promise<void> {
+    // Each upload is a new file id; a second add of one would have its cleanup below take the first one's passages.
+    const indexed = await this.#db.selectFrom('knowledge_files').select('file_id').where('file_id', '=', entry.fileId).executeTakeFirst();
+    if (indexed !== undefined) throw new Error(`file ${entry.fileId} is in a knowledge base already`);
     try {
       for (let start = 0; start < passages.length; start += passagesPerTransaction) {
         const rows = passages.slice(start, start + passagesPerTransaction).map((content, offset) => ({
