@@ -1,4 +1,5 @@
 import { ApiError } from '../../core/errors/api-error.ts';
+import type { EngineMediaCount } from '../../core/chat/chat-model.ts';
 import { postJson, type EngineConnection } from './engine-request.ts';
 import { asArray, asRecord } from './wire-reading.ts';
 
@@ -29,7 +30,7 @@ export class LlamaServerTokenizer {
   }
 
   /** `chatBody` is the body the chat call would send for these messages, tools and thinking switch. */
-  async count(chatBody: Record<string, unknown>, signal: AbortSignal): Promise<number> {
+  async count(chatBody: Record<string, unknown>, signal: AbortSignal, onMediaCounted?: (counted: EngineMediaCount) => void): Promise<number> {
     if (this.#route === 'input-tokens') {
       const answer = await postJson(this.#engine, {
         url: `${this.#baseUrl}/chat/completions/input_tokens`,
@@ -40,7 +41,12 @@ export class LlamaServerTokenizer {
         if (error instanceof RouteMissing) return undefined;
         throw error;
       });
-      if (answer !== undefined) return this.#checked(asRecord(answer)?.['input_tokens'], '/v1/chat/completions/input_tokens', 'input_tokens');
+      if (answer !== undefined) {
+        const count = this.#checked(asRecord(answer)?.['input_tokens'], '/v1/chat/completions/input_tokens', 'input_tokens');
+        // input_tokens tokenizes media through the multimodal projector, as the chat call does: they are in the count, not apart.
+        onMediaCounted?.({ image: undefined, video: undefined });
+        return count;
+      }
       this.#route = 'apply-template';
     }
     return this.#countRendered(chatBody, signal);

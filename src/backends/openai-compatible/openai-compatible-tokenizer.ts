@@ -1,5 +1,5 @@
 import type { TokenCounter } from '../../core/chat/chat-model.ts';
-import type { ChatRequest } from '../../core/chat/chat-types.ts';
+import type { ChatRequest, ContentPart } from '../../core/chat/chat-types.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { engineErrorMessage } from './engine-http-error.ts';
 import { postJson, type EngineConnection } from './engine-request.ts';
@@ -44,22 +44,22 @@ export class OpenAiCompatibleTokenizer implements TokenCounter {
     const chatBody = this.#chatBody(request);
     switch (this.#kind) {
       case 'llama.cpp':
-        return this.#llamaServer.count(chatBody, request.signal);
+        return this.#llamaServer.count(chatBody, request.signal, request.onMediaCounted);
       case 'sglang':
         throw new ApiError(
           '1221',
           `Model '${this.#engine.modelName}' runs on SGLang, whose /tokenize counts text, not chats; configure tokenizerPath (the model's tokenizer.json, with its chat template) for this model to count tokens.`,
         );
       case 'vllm':
-        return this.#countOnVllm(chatBody, request.signal, true);
+        return this.#countOnVllm(this.#withoutVisualMedia(request, chatBody), request.signal, true);
       case undefined: {
-        const count = await this.#countOnVllm(chatBody, request.signal, false);
+        const count = await this.#countOnVllm(this.#withoutVisualMedia(request, chatBody), request.signal, false);
         if (count !== undefined) {
           this.#kind = 'vllm';
           return count;
         }
         this.#kind = 'llama.cpp';
-        return this.#llamaServer.count(chatBody, request.signal);
+        return this.#llamaServer.count(chatBody, request.signal, request.onMediaCounted);
       }
     }
   }
@@ -84,6 +84,20 @@ export class OpenAiCompatibleTokenizer implements TokenCounter {
     const body = buildOpenAiChatBody(chatRequest, request.thinking === undefined ? { ...this.#options, thinkingParam: 'none' } : this.#options, false);
     delete body['stream'];
     return body;
+  }
+
+  /**
+   * The chat body without image and video parts. vLLM's /tokenize expands their placeholders in
+   * some versions and not in others, and does not say which; so it counts the text, and the caller
+   * adds the media by the vision model's rule, whatever the version.
+   */
+  #withoutVisualMedia(request: CountRequest, chatBody: Record<string, unknown>): Record<string, unknown> {
+    const visual = (part: ContentPart) => part.type === 'image_url' || part.type === 'video_url';
+    if (!request.messages.some((message) => Array.isArray(message.content) && message.content.some(visual))) return chatBody;
+    const messages = request.messages.map((message) =>
+      Array.isArray(message.content) ? { ...message, content: message.content.filter((part: ContentPart) => !visual(part)) } : message,
+    );
+    return this.#chatBody({ ...request, messages });
   }
 
   /**

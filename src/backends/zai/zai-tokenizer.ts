@@ -1,5 +1,4 @@
 import type { TokenCounter } from '../../core/chat/chat-model.ts';
-import type { ChatRequest } from '../../core/chat/chat-types.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { toOpenAiMessages, toOpenAiTools } from '../openai-compatible/openai-chat-body.ts';
@@ -17,11 +16,7 @@ export class ZaiTokenizer implements TokenCounter {
     this.#upstreamModel = upstreamModel;
   }
 
-  async countPromptTokens(request: {
-    readonly messages: ChatRequest['messages'];
-    readonly tools: ChatRequest['tools'];
-    readonly signal: AbortSignal;
-  }): Promise<number> {
+  async countPromptTokens(request: Parameters<TokenCounter['countPromptTokens']>[0]): Promise<number> {
     const body: Record<string, unknown> = { model: this.#upstreamModel, messages: toOpenAiMessages(request.messages, true) };
     if (request.tools.length > 0) body['tools'] = toOpenAiTools(request.tools);
     const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });
@@ -33,6 +28,15 @@ export class ZaiTokenizer implements TokenCounter {
     // A rendered chat always has tokens (its role markers at least): 0 is the upstream failing, never a count.
     if (counted === 0)
       throw new ApiError('500', `The upstream platform counted 0 tokens for a non-empty prompt of model '${this.#engine.modelName}' at /tokenizer.`);
+    // The upstream counts images and videos into prompt_tokens and reports them apart.
+    request.onMediaCounted?.({
+      image: countOrUndefined(pathOf(answer, 'usage', 'image_tokens')),
+      video: countOrUndefined(pathOf(answer, 'usage', 'video_tokens')),
+    });
     return counted;
   }
+}
+
+function countOrUndefined(value: unknown): number | undefined {
+  return typeof value === 'number' ? asCount(value) : undefined;
 }
