@@ -71,6 +71,9 @@ export interface FakeOpenAiServer {
   reset(): void;
   /** Resolves when the client of request `index` closed its connection early; rejects after `withinMs`. */
   waitForClientClose(index: number, withinMs: number): Promise<number>;
+  /** Stops listening and cuts every open connection, as a dying engine would; `restart` brings it back on the same port. */
+  stop(): Promise<void>;
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -196,11 +199,18 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
         clearTimeout(timer);
       }
     },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    stop: () => stop(),
+    restart: async () => {
+      server.listen(port, '127.0.0.1');
+      await once(server, 'listening');
     },
+    close: () => (server.listening ? stop() : Promise.resolve()),
   };
+
+  async function stop(): Promise<void> {
+    server.closeAllConnections();
+    await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+  }
 }
 
 function parseBody(rawBody: string): Record<string, unknown> {

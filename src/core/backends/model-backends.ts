@@ -25,7 +25,7 @@ export type TokenizerFilesLoader = (tokenizerPath: string, chatTemplatePath: str
 export interface ModelBackendsOptions {
   /** Where each deployment's `maxConcurrency` is counted (default: in this process). */
   readonly deploymentSlots?: DeploymentSlots;
-  /** How long a failing deployment is left alone (default 1 s, doubling to 60 s). */
+  /** How long a failing deployment is left alone (default 1 s, doubling to 10 s). */
   readonly coolDown?: CoolDownPolicy;
 }
 

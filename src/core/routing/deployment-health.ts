@@ -6,7 +6,7 @@ export interface CoolDownPolicy {
   readonly probeTimeoutMs: number;
 }
 
-export const defaultCoolDown: CoolDownPolicy = { baseMs: 1000, maxMs: 60_000, probeTimeoutMs: 5000 };
+export const defaultCoolDown: CoolDownPolicy = { baseMs: 1000, maxMs: 10_000, probeTimeoutMs: 5000 };
 
 /** Asks the engine whether it answers again (the backend's probe); throws when it does not. */
 export type HealthProbe = (signal: AbortSignal) => Promise<unknown>;
