@@ -10,7 +10,8 @@ export interface HtmlArticle {
   readonly publishedTime: string | undefined;
 }
 
-const textOnly: ContentOptions = {
+/** The reader's content options for plain text without images or link lists: what indexes and knowledge bases want. */
+export const plainTextContent: ContentOptions = {
   returnFormat: 'text',
   retainImages: false,
   noGfm: false,
@@ -30,7 +31,7 @@ const extractor = new HtmlExtractor();
  * elements nest deeper than the reader takes apart. The caller caps how much HTML it passes.
  */
 export function extractHtmlArticle(html: string, url: string): HtmlArticle | undefined {
-  const extraction = extractor.extract(html, url, textOnly);
+  const extraction = extractor.extract(html, url, plainTextContent);
   if (extraction.kind === 'too-deep') throw new Error(`the page nests its elements more than ${extraction.maxDepth} levels deep`);
   if (extraction.kind !== 'page' || extraction.page.content.trim() === '') return undefined;
   const page = extraction.page;

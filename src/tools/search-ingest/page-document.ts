@@ -1,5 +1,6 @@
 import type { IndexedDocument } from '../../core/web/search-index.ts';
 import type { ReadOptions, WebReader } from '../../core/web/web-reader.ts';
+import { plainTextContent } from '../reader/html-article.ts';
 import { publishedAtOf } from './html-text.ts';
 
 /** A page may take this long to fetch and extract (the reader endpoint's default is 20 s). */
@@ -11,17 +12,7 @@ const readTimeoutMs = 30_000;
  * `refresh` bypasses the reader's cache, so a refreshed page is fetched again.
  */
 export async function readPageDocument(reader: WebReader, url: string, refresh: boolean, signal: AbortSignal, now: number): Promise<IndexedDocument> {
-  const options: ReadOptions = {
-    timeoutMs: readTimeoutMs,
-    noCache: refresh,
-    returnFormat: 'text',
-    retainImages: false,
-    noGfm: false,
-    keepImgDataUrl: false,
-    withImagesSummary: false,
-    withLinksSummary: false,
-    signal,
-  };
+  const options: ReadOptions = { ...plainTextContent, timeoutMs: readTimeoutMs, noCache: refresh, signal };
   const page = await reader.read(url, options);
   const metadata = page.metadata;
   return {
