@@ -185,10 +185,15 @@ describe('a model served by several engines (fake engines on loopback)', () => {
   });
 
   it('without fallbacks the client gets the engine error of the last attempt', async () => {
-    for (const engine of failing) engine.requests.length = 0;
+    const chats = (engine: FakeOpenAiServer) => engine.requests.filter((request) => request.path.endsWith('/chat/completions')).length;
+    const asked = failing.map(chats);
     const response = await postJson(test, url, { model: 'glm-4.5-flash', messages: user });
     assert.equal(response.statusCode, 500, response.body);
     assert.match(response.body, /second engine broke/);
-    assert.equal(failing[1]?.requests.length, 1);
+    assert.deepEqual(
+      failing.map((engine, index) => chats(engine) - (asked[index] ?? 0)),
+      [1, 1],
+      'each deployment was tried once, in priority order',
+    );
   });
 });
