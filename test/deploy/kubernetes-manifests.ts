@@ -28,7 +28,7 @@ export function loadKustomization(folder: string): { kustomization: Kustomizatio
   const unknown = Object.keys(kustomization).filter((key) => !known.has(key));
   if (unknown.length > 0) throw new Error(`kustomization.yaml: ${unknown.join(', ')} not understood by this reader`);
   const objects = kustomization.resources.flatMap((file) =>
-    parseYamlFile(join(folder, file)).map((document) => ({ file, ...(document as Omit<ManifestObject, 'file'>) })),
+    parseYamlFile(join(folder, file)).map((document) => ({ ...(document as object), file }) as ManifestObject),
   );
   for (const object of objects) {
     for (const container of containersOf(object)) {
@@ -58,6 +58,7 @@ export interface ContainerSpec {
   readinessProbe?: ProbeSpec;
   startupProbe?: ProbeSpec;
   volumeMounts?: { name: string; mountPath: string }[];
+  resources?: { requests?: { cpu?: string; memory?: string }; limits?: { cpu?: string; memory?: string } };
 }
 
 export interface ProbeSpec {

@@ -124,10 +124,7 @@ describe('deploy/kubernetes: a Kustomize base the cluster accepts', () => {
     const autoscaler = find('HorizontalPodAutoscaler', 'model-platform-api')['spec'] as { scaleTargetRef: { kind: string; name: string }; minReplicas: number };
     assert.deepEqual([autoscaler.scaleTargetRef.kind, autoscaler.scaleTargetRef.name], ['Deployment', apiDeployment.metadata.name]);
     assert.ok(autoscaler.minReplicas >= 2, 'two API nodes at least, so a disruption leaves one');
-    assert.ok(
-      api.resources !== undefined && (api.resources as { requests?: { cpu?: string } }).requests?.cpu !== undefined,
-      'CPU utilisation needs a CPU request',
-    );
+    assert.ok(api.resources?.requests?.cpu !== undefined, 'CPU utilisation needs a CPU request');
     const budget = find('PodDisruptionBudget', 'model-platform-api')['spec'] as { selector: { matchLabels: Record<string, string> } };
     assert.ok(selects(budget.selector.matchLabels));
   });
