@@ -10,7 +10,7 @@ import type { VideoGenerator, VideoRequest } from '../../src/core/media/video-ge
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { startFakeComfyUiServer, type FakeComfyUiServer } from '../helpers/fake-comfyui-server.ts';
 import { sampleJpeg, sampleMp4, samplePng } from '../helpers/media-samples.ts';
-import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { assertApiError, assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 
 /** An SDXL text-to-image graph in API format, with the placeholders the backend fills. */
 const imageWorkflow = {
@@ -174,7 +174,7 @@ describe('comfyui: images', () => {
       exceptionMessage: 'Allocation on device 0 would exceed allowed memory.',
     });
     const error = await rejection(imageEngine().generate(imageRequest()));
-    assertApiError(error, '500', 'cogview-4-250304', 'node 3 (KSampler)', 'torch.OutOfMemoryError', 'Allocation on device 0');
+    assertEngineFailure(error, 'engine-error', 'cogview-4-250304', 'node 3 (KSampler)', 'torch.OutOfMemoryError', 'Allocation on device 0');
   });
 
   it('reports a workflow ComfyUI refuses as a configuration problem, with the node errors', async () => {
@@ -186,14 +186,14 @@ describe('comfyui: images', () => {
       details: "ckpt_name: 'sd_xl_base_1.0.safetensors' not in []",
     });
     const error = await rejection(imageEngine().generate(imageRequest()));
-    assertApiError(error, '1221', 'image.json', 'Prompt outputs failed validation', 'node 4 (CheckpointLoaderSimple)', 'ckpt_name');
+    assertEngineFailure(error, 'misconfigured', 'image.json', 'Prompt outputs failed validation', 'node 4 (CheckpointLoaderSimple)', 'ckpt_name');
   });
 
   it('times out on a prompt that never finishes, and takes it off the queue', async () => {
     comfy.plan({ outcome: 'never' });
     const started = Date.now();
     const error = await rejection(imageEngine({ timeoutMs: 300 }).generate(imageRequest()));
-    assertApiError(error, '1234', 'did not finish', '0.3 s', 'timeoutMs');
+    assertEngineFailure(error, 'timeout', 'did not finish', '0.3 s', 'timeoutMs');
     assert.ok(Date.now() - started < 2_000);
     const id = comfy.prompts[0]?.id;
     await waitFor(() => comfy.cancellations.length === 2);
@@ -219,17 +219,17 @@ describe('comfyui: images', () => {
 
   it('says so when the workflow saved no image', async () => {
     comfy.plan({ outcome: 'success', files: [] });
-    assertApiError(await rejection(imageEngine().generate(imageRequest())), '1221', 'saved no image', 'SaveImage');
+    assertEngineFailure(await rejection(imageEngine().generate(imageRequest())), 'misconfigured', 'saved no image', 'SaveImage');
   });
 
   it('refuses bytes that are not an image', async () => {
     comfy.plan({ outcome: 'success', files: [{ node: '9', kind: 'images', filename: 'x.png', bytes: Buffer.from('<html>oops</html>') }] });
-    assertApiError(await rejection(imageEngine().generate(imageRequest())), '500', 'not an image');
+    assertEngineFailure(await rejection(imageEngine().generate(imageRequest())), 'bad-answer', 'not an image');
   });
 
   it('answers 1234 when ComfyUI cannot be reached', async () => {
     const error = await rejection(imageEngine({ baseUrl: 'http://127.0.0.1:9' }).generate(imageRequest()));
-    assertApiError(error, '1234', 'cogview-4-250304', 'ECONNREFUSED');
+    assertEngineFailure(error, 'unreachable', 'cogview-4-250304', 'ECONNREFUSED');
   });
 });
 
@@ -260,7 +260,7 @@ describe('comfyui: configuration', () => {
       assert.throws(
         () => backend(testCase.entry, testCase.without),
         (error: unknown) => {
-          assertApiError(error, '1221', ...testCase.mentions);
+          assertEngineFailure(error, 'misconfigured', ...testCase.mentions);
           return true;
         },
       );
@@ -342,7 +342,7 @@ describe('comfyui: videos', () => {
 
   it('says so when the workflow saved no video', async () => {
     comfy.plan({ outcome: 'success', files: [{ node: '9', kind: 'images', filename: 'still.png', bytes: png }] });
-    assertApiError(await rejection(videoEngine({ workflow: 't2v.json' }).generate(videoRequest({ images: [] }))), '1221', 'saved no video');
+    assertEngineFailure(await rejection(videoEngine({ workflow: 't2v.json' }).generate(videoRequest({ images: [] }))), 'misconfigured', 'saved no video');
   });
 });
 

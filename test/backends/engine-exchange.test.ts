@@ -5,8 +5,8 @@ import { ChatCompletionsEngine, maxEventsWithoutProgress } from '../../src/backe
 import { engineHttpError } from '../../src/backends/openai-compatible/engine-http-error.ts';
 import { getJson, postForEvents, postJson, type EngineConnection } from '../../src/backends/openai-compatible/engine-request.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
-import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
+import { assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
 
 /** One request as the raw server read it, with the connection it came on. */
@@ -214,7 +214,7 @@ describe('engine exchange: answers cut short', () => {
       const connection = engineSettings();
       const call = (tag: string) => postJson(connection, { url: `${engine.url}/v1/chat/completions`, body: { tag }, signal: new AbortController().signal });
       const error = await rejection(call('short'));
-      assertApiError(error, '1234', "'glm-raw'");
+      assertEngineFailure(error, 'unreachable', "'glm-raw'");
       assert.ok(!messageOf(error).includes('choices'), messageOf(error));
       assert.equal(engine.requests.length, 1, 'an answer had begun: the request is not sent again');
       assert.deepEqual(await call('next'), { ok: true });
@@ -227,7 +227,7 @@ describe('engine exchange: answers cut short', () => {
     const engine = await rawEngine((_request, socket) => socket.destroy());
     try {
       const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
-      assertApiError(error, '1234', "'glm-raw'");
+      assertEngineFailure(error, 'unreachable', "'glm-raw'");
       assert.equal(engine.requests.length, 1);
     } finally {
       await engine.close();
@@ -243,7 +243,7 @@ describe('engine exchange: caps on what an engine sends', () => {
     try {
       const started = performance.now();
       const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
-      assertApiError(error, '1230', "'glm-raw'", 'maxResponseBytes', '32 MiB');
+      assertEngineFailure(error, 'too-large', "'glm-raw'", 'maxResponseBytes', '32 MiB');
       assert.ok(performance.now() - started < 2_000);
     } finally {
       await engine.close();
@@ -262,9 +262,9 @@ describe('engine exchange: caps on what an engine sends', () => {
       });
       assert.match(engine.requests[0]?.head ?? '', /^GET \/async-result\/small HTTP\/1\.1/);
       assert.doesNotMatch(engine.requests[0]?.head ?? '', /content-type/i);
-      assertApiError(
+      assertEngineFailure(
         await rejection(getJson(connection, { url: `${engine.url}/async-result/big`, signal: new AbortController().signal })),
-        '1230',
+        'too-large',
         'maxResponseBytes',
       );
     } finally {
@@ -284,7 +284,7 @@ describe('engine exchange: caps on what an engine sends', () => {
       const before = process.memoryUsage().rss;
       const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
       const growth = process.memoryUsage().rss - before;
-      assertApiError(error, '1230', 'maxResponseBytes');
+      assertEngineFailure(error, 'too-large', 'maxResponseBytes');
       assert.ok(growth < 150 * 1024 * 1024, `RSS grew by ${Math.round(growth / 1024 / 1024)} MB`);
       await waitFor(() => engine.sockets.every((socket) => socket.destroyed || socket.readableEnded));
     } finally {
@@ -301,7 +301,7 @@ describe('engine exchange: caps on what an engine sends', () => {
       const error = await rejection(
         postJson(engineSettings({ maxResponseBytes: 4096 }), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }),
       );
-      assertApiError(error, '1230', 'HTTP 500', '4096 bytes', 'maxResponseBytes');
+      assertEngineFailure(error, 'too-large', 'HTTP 500', '4096 bytes', 'maxResponseBytes');
     } finally {
       await engine.close();
     }
@@ -347,7 +347,7 @@ describe('engine exchange: caps on what an engine sends', () => {
         })(),
       );
       const elapsed = performance.now() - started;
-      assertApiError(error, '1230', 'one stream event', '8 MiB');
+      assertEngineFailure(error, 'too-large', 'one stream event', '8 MiB');
       assert.ok(elapsed < 2_000, `took ${Math.round(elapsed)} ms`);
       assert.equal(await ordinary, 20);
     } finally {
@@ -369,7 +369,7 @@ describe('engine exchange: caps on what an engine sends', () => {
           for await (const part of chat.stream(chatRequest())) parts.push(part);
         })(),
       );
-      assertApiError(error, '1230', 'without content', `${maxEventsWithoutProgress} events`);
+      assertEngineFailure(error, 'too-large', 'without content', `${maxEventsWithoutProgress} events`);
       assert.deepEqual(parts, [{ type: 'text', text: 'Hi' }]);
     } finally {
       await engine.close();
@@ -386,8 +386,8 @@ describe('engine exchange: error answers and aborts', () => {
     });
     try {
       const error = await rejection(postJson(engineSettings(), { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }));
-      assertApiError(error, '1234', 'HTTP 503', 'slot unavailable Injected: header mmm');
-      assert.ok(error instanceof ApiError && !/[\r\n]/.test(error.message) && !error.message.includes('unavailable_error'), messageOf(error));
+      assertEngineFailure(error, 'unavailable', 'HTTP 503', 'slot unavailable Injected: header mmm');
+      assert.ok(error instanceof EngineFailure && !/[\r\n]/.test(error.message) && !error.message.includes('unavailable_error'), messageOf(error));
       assert.ok(messageOf(error).length < 500, `${messageOf(error).length} characters`);
     } finally {
       await engine.close();

@@ -13,6 +13,8 @@ import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts'
 import type { BackendContext } from '../../src/core/backends/backend.ts';
 import type { LlamaCppSettings } from '../../src/backends/llama-cpp/llama-cpp-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
+import { EngineFailure, type EngineFailureKind } from '../../src/core/errors/engine-failure.ts';
+import { assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 import { writeTinyGguf } from '../helpers/tiny-gguf.ts';
 import { glmTinyChat } from '../helpers/tiny-glm-gguf.ts';
 import { renderPrompt } from '../../src/backends/llama-cpp/rendered-prompt.ts';
@@ -78,6 +80,13 @@ async function rejectsWithCode(promise: Promise<unknown>, code: string, pattern?
   );
   assert.ok(error instanceof ApiError, `expected ApiError, got ${String(error)}`);
   assert.equal(error.code, code, error.message);
+  if (pattern !== undefined) assert.match(error.message, pattern);
+  return error;
+}
+
+async function rejectsWithKind(promise: Promise<unknown>, kind: EngineFailureKind, pattern?: RegExp): Promise<EngineFailure> {
+  const error = await rejection(promise);
+  assertEngineFailure(error, kind);
   if (pattern !== undefined) assert.match(error.message, pattern);
   return error;
 }
@@ -199,7 +208,7 @@ describe('llama-cpp backend on a generated GGUF', () => {
       try {
         parts = await collect(shared.chat.stream(request));
       } catch (error) {
-        assert.ok(error instanceof ApiError && error.code === '500' && error.message.includes('tool call that is not valid'), String(error));
+        assert.ok(error instanceof EngineFailure && error.kind === 'bad-answer' && error.message.includes('tool call that is not valid'), String(error));
         continue;
       }
       const finish = parts.at(-1);
@@ -277,8 +286,8 @@ describe('llama-cpp backend on a generated GGUF', () => {
     const counted = await small.tokenizer.countPromptTokens(request);
     assert.ok(counted > 256);
     const iterator = small.chat.stream(request)[Symbol.asyncIterator]();
-    await rejectsWithCode(iterator.next(), '1261', new RegExp(`^Prompt exceeds max length: ${counted} tokens, context size 256`));
-    await rejectsWithCode(small.chat.generate(request), '1261');
+    await rejectsWithKind(iterator.next(), 'context-too-long', new RegExp(`^Prompt exceeds max length: ${counted} tokens, context size 256`));
+    await rejectsWithKind(small.chat.generate(request), 'context-too-long');
   });
 
   it('ends with model_context_window_exceeded when the context fills up', async () => {
@@ -356,7 +365,7 @@ describe('llama-cpp aborts and loading', () => {
     await engine.close();
 
     const missing = openBackend({ modelPath: 'no-such-model.gguf' });
-    await rejectsWithCode(missing.chat.generate(chatRequest()), '1221', /no-such-model\.gguf' does not exist/);
+    await rejectsWithKind(missing.chat.generate(chatRequest()), 'misconfigured', /no-such-model\.gguf' does not exist/);
     assert.throws(
       () => createLlamaCppBackend({ modelName: 'x', entry: { backend: 'llama-cpp' } as LlamaCppSettings, configDir: '.', resources: unusedResources }),
       /modelPath/,
@@ -377,7 +386,7 @@ describe('llama-cpp output checks', () => {
     ]) {
       assert.throws(
         () => readToolCall(output, tools, 'm'),
-        (error: unknown) => error instanceof ApiError && error.code === '500',
+        (error: unknown) => error instanceof EngineFailure && error.kind === 'bad-answer',
         output,
       );
     }

@@ -4,7 +4,7 @@ import { createOpenAiCompatibleBackend } from '../../src/backends/openai-compati
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
 import type { ChatRequest, FunctionTool } from '../../src/core/chat/chat-types.ts';
 import type { OpenAiCompatibleSettings } from '../../src/backends/openai-compatible/openai-compatible-settings.ts';
-import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { fakeLlamaServer, renderChat } from '../helpers/fake-llama-server-replies.ts';
 import { jsonReply, startFakeOpenAiServer, vllmError, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
@@ -130,7 +130,7 @@ describe('openai-compatible tokenizer: llama.cpp server', () => {
     const error = await rejection(
       openBackend({ engine: 'llama.cpp' }).tokenizer.countPromptTokens({ messages, tools: [], thinking: thinkingOn, signal: signal() }),
     );
-    assertApiError(error, '500', "'glm-local'", '0 tokens', '/tokenize');
+    assertEngineFailure(error, 'bad-answer', "'glm-local'", '0 tokens', '/tokenize');
   });
 
   it('refuses to count media on an old server whose /tokenize reads text only (1221)', async () => {
@@ -147,13 +147,13 @@ describe('openai-compatible tokenizer: llama.cpp server', () => {
     const error = await rejection(
       openBackend({ engine: 'llama.cpp', vision: true }).tokenizer.countPromptTokens({ messages: withImage, tools: [], signal: signal() }),
     );
-    assertApiError(error, '1221', 'input_tokens', 'update llama-server');
+    assertEngineFailure(error, 'misconfigured', 'input_tokens', 'update llama-server');
   });
 
   it('names the config when a server set as llama.cpp has neither endpoint (1221)', async () => {
     engine.setDefault(jsonReply({ detail: 'Not Found' }, 404));
     const error = await rejection(openBackend({ engine: 'llama.cpp' }).tokenizer.countPromptTokens({ messages, tools: [], signal: signal() }));
-    assertApiError(error, '1221', '/apply-template', "'engine'", 'tokenizerPath');
+    assertEngineFailure(error, 'misconfigured', '/apply-template', "'engine'", 'tokenizerPath');
   });
 });
 
@@ -172,19 +172,19 @@ describe('openai-compatible tokenizer: vLLM and SGLang', () => {
   it('never counts 0 on vLLM either: an empty count is an engine error (500)', async () => {
     engine.enqueue(jsonReply({ count: 0, max_model_len: 8192, tokens: [] }));
     const error = await rejection(openBackend({ engine: 'vllm' }).tokenizer.countPromptTokens({ messages, tools: [], signal: signal() }));
-    assertApiError(error, '500', '0 tokens');
+    assertEngineFailure(error, 'bad-answer', '0 tokens');
   });
 
   it('says SGLang needs tokenizerPath (its /tokenize counts text), without calling it', async () => {
     const error = await rejection(openBackend({ engine: 'sglang' }).tokenizer.countPromptTokens({ messages, tools: [], signal: signal() }));
-    assertApiError(error, '1221', 'SGLang', 'tokenizerPath');
+    assertEngineFailure(error, 'misconfigured', 'SGLang', 'tokenizerPath');
     assert.equal(engine.requests.length, 0);
   });
 
   it("an engine of unknown kind that refuses the chat form of /tokenize is a configuration matter (1221), not the caller's", async () => {
     engine.enqueue(vllmError(422, "Field required: 'prompt'"));
     const error = await rejection(openBackend().tokenizer.countPromptTokens({ messages, tools: [], signal: signal() }));
-    assertApiError(error, '1221', "'engine'", 'tokenizerPath', 'prompt');
+    assertEngineFailure(error, 'misconfigured', "'engine'", 'tokenizerPath', 'prompt');
   });
 });
 

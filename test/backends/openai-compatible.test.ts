@@ -9,7 +9,7 @@ import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../src/core/chat/engine-errors.ts';
 import type { OpenAiCompatibleSettings } from '../../src/backends/openai-compatible/openai-compatible-settings.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
+import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import {
   jsonReply,
@@ -23,7 +23,7 @@ import {
   vllmUsageChunk,
   type FakeOpenAiServer,
 } from '../helpers/fake-openai-server.ts';
-import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { assertApiError, assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
@@ -288,7 +288,7 @@ describe('openai-compatible: request mapping', () => {
           configDir: '.',
           resources: unusedResources,
         }),
-      (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
+      (error: unknown) => error instanceof EngineFailure && error.kind === 'misconfigured' && error.message.includes('baseUrl'),
     );
   });
 });
@@ -474,8 +474,8 @@ describe('openai-compatible: streams', () => {
 describe('openai-compatible: errors', () => {
   it('reports an engine that cannot be reached as 1234', async () => {
     const { chat } = openBackend(await closedPortUrl());
-    assertApiError(await rejection(chat.generate(chatRequest())), '1234', "'glm-test'", 'ECONNREFUSED');
-    assertApiError((await collectUntilError(chat.stream(chatRequest()))).error, '1234', 'ECONNREFUSED');
+    assertEngineFailure(await rejection(chat.generate(chatRequest())), 'unreachable', "'glm-test'", 'ECONNREFUSED');
+    assertEngineFailure((await collectUntilError(chat.stream(chatRequest()))).error, 'unreachable', 'ECONNREFUSED');
   });
 
   it('fails at once, with nothing left running, when the engine client refuses the request before sending it', async () => {
@@ -483,27 +483,32 @@ describe('openai-compatible: errors', () => {
     const { chat } = openBackend(engine.baseUrl, { apiKey: 'sk-line\nbreak', timeoutMs: 60_000 });
     const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
     const timersBefore = timers();
-    assertApiError(await rejection(chat.generate(chatRequest())), '1234', 'invalid authorization header');
-    assertApiError((await collectUntilError(chat.stream(chatRequest()))).error, '1234', 'invalid authorization header');
+    assertEngineFailure(await rejection(chat.generate(chatRequest())), 'unreachable', 'invalid authorization header');
+    assertEngineFailure((await collectUntilError(chat.stream(chatRequest()))).error, 'unreachable', 'invalid authorization header');
     // The calls' 60 s timers were cleared: a leaked one would hold the process for a minute.
     assert.equal(timers(), timersBefore);
   });
 
   it('reports a connection reset before the answer as 1234', async () => {
     engine.enqueue({ kind: 'reset' });
-    assertApiError(await rejection(openBackend(engine.baseUrl).chat.generate(chatRequest())), '1234', "'glm-test'");
+    assertEngineFailure(await rejection(openBackend(engine.baseUrl).chat.generate(chatRequest())), 'unreachable', "'glm-test'");
   });
 
   it("passes a 400's engine message on as 1214", async () => {
     engine.enqueue(vllmError(400, "'messages' must alternate user/assistant roles"));
-    assertApiError(await rejection(openBackend(engine.baseUrl).chat.generate(chatRequest())), '1214', 'HTTP 400', 'must alternate user/assistant');
+    assertEngineFailure(
+      await rejection(openBackend(engine.baseUrl).chat.generate(chatRequest())),
+      'rejected-input',
+      'HTTP 400',
+      'must alternate user/assistant',
+    );
   });
 
   it('reports a prompt over the context length as 1261, before a stream starts', async () => {
     engine.enqueue(vllmError(400, "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens in the messages."));
     const { error, parts } = await collectUntilError(openBackend(engine.baseUrl).chat.stream(chatRequest()));
     assert.deepEqual(parts, []);
-    assertApiError(error, '1261', 'maximum context length is 4096');
+    assertEngineFailure(error, 'context-too-long', 'maximum context length is 4096');
   });
 
   it('reads OpenAI-style and plain text error bodies', async () => {
@@ -513,21 +518,21 @@ describe('openai-compatible: errors', () => {
       body: 'Internal Server Error',
     });
     const { chat } = openBackend(engine.baseUrl);
-    assertApiError(await rejection(chat.generate(chatRequest())), '1214', 'bad grammar');
-    assertApiError(await rejection(chat.generate(chatRequest())), '500', 'HTTP 500', 'Internal Server Error');
+    assertEngineFailure(await rejection(chat.generate(chatRequest())), 'rejected-input', 'bad grammar');
+    assertEngineFailure(await rejection(chat.generate(chatRequest())), 'engine-error', 'HTTP 500', 'Internal Server Error');
   });
 
   it('reports 429 as 1305 and 503 as 1234', async () => {
     engine.enqueue(vllmError(429, 'Too many requests', 'RateLimitError'), vllmError(503, 'Service unavailable', 'ServiceUnavailableError'));
     const { chat } = openBackend(engine.baseUrl);
-    assertApiError(await rejection(chat.generate(chatRequest())), '1305', 'Too many requests');
-    assertApiError(await rejection(chat.generate(chatRequest())), '1234', 'Service unavailable');
+    assertEngineFailure(await rejection(chat.generate(chatRequest())), 'overloaded', 'Too many requests');
+    assertEngineFailure(await rejection(chat.generate(chatRequest())), 'unavailable', 'Service unavailable');
   });
 
   it('reports refused credentials as a configuration problem and never shows the apiKey', async () => {
     engine.enqueue(jsonReply({ error: { message: 'Invalid key sk-engine-secret' } }, 401));
     const error = await rejection(openBackend(engine.baseUrl, { apiKey: 'sk-engine-secret' }).chat.generate(chatRequest()));
-    assertApiError(error, '1221', 'apiKey');
+    assertEngineFailure(error, 'misconfigured', 'apiKey');
     assert.ok(error instanceof Error && !error.message.includes('sk-engine-secret'), String(error));
   });
 
@@ -553,7 +558,7 @@ describe('openai-compatible: errors', () => {
     engine.enqueue(sseReply(vllmReasoningStream({ content: ['Never'] }), { cutAfter: 1 }));
     const { parts, error } = await collectUntilError(openBackend(engine.baseUrl).chat.stream(chatRequest()));
     assert.deepEqual(parts, []);
-    assertApiError(error, '1234');
+    assertEngineFailure(error, 'unreachable');
   });
 
   it('passes an error the engine sends inside the stream on', async () => {
@@ -562,13 +567,13 @@ describe('openai-compatible: errors', () => {
     );
     const { parts, error } = await collectUntilError(openBackend(engine.baseUrl).chat.stream(chatRequest()));
     assert.deepEqual(parts, [{ type: 'text', text: 'Hi' }]);
-    assertApiError(error, '500', 'CUDA out of memory');
+    assertEngineFailure(error, 'engine-error', 'CUDA out of memory');
   });
 
   it('gives up after timeoutMs', async () => {
     engine.enqueue({ kind: 'hang' });
     const started = Date.now();
-    assertApiError(await rejection(openBackend(engine.baseUrl, { timeoutMs: 200 }).chat.generate(chatRequest())), '1234', '200 ms', 'timeoutMs');
+    assertEngineFailure(await rejection(openBackend(engine.baseUrl, { timeoutMs: 200 }).chat.generate(chatRequest())), 'timeout', '200 ms', 'timeoutMs');
     assert.ok(Date.now() - started < 2000);
     await engine.waitForClientClose(0, 1000);
   });
@@ -649,6 +654,6 @@ describe('openai-compatible: token counting', () => {
   it('says to configure tokenizerPath when the engine has no /tokenize', async () => {
     engine.enqueue(jsonReply({ detail: 'Not Found' }, 404));
     const error = await rejection(openBackend(engine.baseUrl).tokenizer.countPromptTokens({ messages, tools: [], signal: new AbortController().signal }));
-    assertApiError(error, '1221', '/tokenize', 'tokenizerPath');
+    assertEngineFailure(error, 'misconfigured', '/tokenize', 'tokenizerPath');
   });
 });

@@ -10,7 +10,7 @@ import type { ImageRequest } from '../../src/core/media/image-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { startFakeOpenAiImagesServer, type FakeOpenAiImagesServer } from '../helpers/fake-openai-images-server.ts';
 import { sampleJpeg, samplePng } from '../helpers/media-samples.ts';
-import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { assertApiError, assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 
 let engine: FakeOpenAiImagesServer;
 let png: Buffer;
@@ -115,24 +115,24 @@ describe('openai-images', () => {
 
   it('maps a safety refusal to 1301 and other errors like the OpenAI-compatible engines', async () => {
     engine.reply({ kind: 'error', status: 400, message: 'Your request was rejected as a result of our safety system.', code: 'content_policy_violation' });
-    assertApiError(await rejection(images().generate(request())), '1301', 'safety system');
+    assertEngineFailure(await rejection(images().generate(request())), 'content-filtered', 'safety system');
     engine.reply({ kind: 'error', status: 400, message: 'size must be one of 1024x1024, 1792x1024', param: 'size' });
-    assertApiError(await rejection(images().generate(request())), '1214', 'size must be one of');
+    assertEngineFailure(await rejection(images().generate(request())), 'rejected-input', 'size must be one of');
     engine.reply({ kind: 'error', status: 401, message: 'Incorrect API key provided' });
-    assertApiError(await rejection(images().generate(request())), '1221', 'apiKey');
+    assertEngineFailure(await rejection(images().generate(request())), 'misconfigured', 'apiKey');
   });
 
   it('refuses an answer without an image, and bytes that are not one', async () => {
     engine.reply({ kind: 'b64', images: [] });
-    assertApiError(await rejection(images().generate(request())), '500', 'without an image');
+    assertEngineFailure(await rejection(images().generate(request())), 'bad-answer', 'without an image');
     engine.reply({ kind: 'b64', images: [Buffer.from('{"not":"an image"}')] });
-    assertApiError(await rejection(images().generate(request())), '500', 'not a PNG');
+    assertEngineFailure(await rejection(images().generate(request())), 'bad-answer', 'not a PNG');
   });
 
   it('times out on an engine that never answers', async () => {
     engine.reply({ kind: 'hang' });
     const error = await rejection(images({ timeoutMs: 200 }).generate(request()));
-    assertApiError(error, '1234', 'my-painter', '200 ms');
+    assertEngineFailure(error, 'timeout', 'my-painter', '200 ms');
   });
 
   it('needs a baseUrl', () => {
@@ -145,7 +145,7 @@ describe('openai-images', () => {
           resources: unusedResources,
         }),
       (error: unknown) => {
-        assertApiError(error, '1221', 'my-painter', 'baseUrl');
+        assertEngineFailure(error, 'misconfigured', 'my-painter', 'baseUrl');
         return true;
       },
     );

@@ -3,13 +3,13 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiTranscriptionBackend } from '../../src/backends/openai-transcription/openai-transcription.backend.ts';
 import { promptWithHotwords } from '../../src/backends/openai-transcription/openai-transcriber.ts';
 import type { OpenAiTranscriptionSettings } from '../../src/backends/openai-transcription/openai-transcription-settings.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
+import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import type { TranscriptionRequest } from '../../src/core/media/transcriber.ts';
 import { probeAudio } from '../../src/tools/media/audio-probe.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { makeAudioSamples, type AudioSamples } from '../helpers/audio-samples.ts';
 import { startFakeOpenAiTranscriptionServer, type FakeOpenAiTranscriptionServer } from '../helpers/fake-openai-transcription-server.ts';
-import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 
 const spoken = 'the quick brown fox';
 let engine: FakeOpenAiTranscriptionServer;
@@ -106,23 +106,23 @@ describe('openai-transcription backend', () => {
 
   it("maps the engine's errors: 4xx with its message, 5xx, a missing text, unreachable", async () => {
     engine.answerWith(400, { error: { message: 'Invalid file format.' } });
-    assertApiError(await rejection(transcriber().transcribe(request())), '1214', 'my-asr', 'Invalid file format.');
+    assertEngineFailure(await rejection(transcriber().transcribe(request())), 'rejected-input', 'my-asr', 'Invalid file format.');
     engine.answerWith(500, { detail: 'CUDA out of memory' });
-    assertApiError(await rejection(transcriber().transcribe(request())), '500', 'CUDA out of memory');
+    assertEngineFailure(await rejection(transcriber().transcribe(request())), 'engine-error', 'CUDA out of memory');
     engine.answerWith(200, { transcript: 'wrong field' });
-    assertApiError(await rejection(transcriber().transcribe(request())), '500', 'text');
+    assertEngineFailure(await rejection(transcriber().transcribe(request())), 'bad-answer', 'text');
     const closed = createOpenAiTranscriptionBackend({
       modelName: 'my-asr',
       entry: { backend: 'openai-transcription', baseUrl: 'http://127.0.0.1:9/v1' },
       configDir: '.',
       resources: unusedResources,
     });
-    assertApiError(await rejection(closed.transcribe?.transcribe(request()) ?? Promise.resolve()), '1234', 'my-asr');
+    assertEngineFailure(await rejection(closed.transcribe?.transcribe(request()) ?? Promise.resolve()), 'unreachable', 'my-asr');
   });
 
   it('gives up after timeoutMs and stops when the client aborts', async () => {
     engine.delayAnswers(2000);
-    assertApiError(await rejection(transcriber({ timeoutMs: 100 }).transcribe(request())), '1234', 'timeoutMs');
+    assertEngineFailure(await rejection(transcriber({ timeoutMs: 100 }).transcribe(request())), 'timeout', 'timeoutMs');
     const controller = new AbortController();
     const pending = transcriber().transcribe(request({ signal: controller.signal }));
     setTimeout(() => controller.abort(new Error('client gone')), 50);
@@ -139,7 +139,7 @@ describe('openai-transcription backend', () => {
           configDir: '.',
           resources: unusedResources,
         }),
-      (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
+      (error: unknown) => error instanceof EngineFailure && error.kind === 'misconfigured' && error.message.includes('baseUrl'),
     );
   });
 });

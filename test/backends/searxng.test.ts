@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createSearxngBackend } from '../../src/backends/searxng/searxng.backend.ts';
 import type { SearxngSettings } from '../../src/backends/searxng/searxng-settings.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
+import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import type { SearchQuery, WebSearcher } from '../../src/core/web/web-searcher.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 
@@ -81,11 +81,11 @@ function result(url: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
+async function engineFailureOf(promise: Promise<unknown>): Promise<EngineFailure> {
   try {
     await promise;
   } catch (error) {
-    assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
+    assert.ok(error instanceof EngineFailure, `expected an EngineFailure, got ${String(error)}`);
     return error;
   }
   assert.fail('the search succeeded');
@@ -191,29 +191,29 @@ describe('searxng engine', () => {
 
   it('says clearly what went wrong', async () => {
     script = () => ({ status: 403, body: '<html>Forbidden</html>', contentType: 'text/html' });
-    const forbidden = await apiErrorOf(searcher().search(searchQuery('x')));
-    assert.equal(forbidden.code, '500');
+    const forbidden = await engineFailureOf(searcher().search(searchQuery('x')));
+    assert.equal(forbidden.kind, 'engine-error');
     assert.match(forbidden.message, /search\.formats/);
 
     script = () => ({ body: '<html>not json</html>', contentType: 'text/html' });
-    assert.match((await apiErrorOf(searcher().search(searchQuery('x')))).message, /not JSON/);
+    assert.match((await engineFailureOf(searcher().search(searchQuery('x')))).message, /not JSON/);
 
     script = () => ({ body: { error: 'nothing' } });
-    const noResults = await apiErrorOf(searcher().search(searchQuery('x')));
-    assert.equal(noResults.code, '500');
+    const noResults = await engineFailureOf(searcher().search(searchQuery('x')));
+    assert.equal(noResults.kind, 'bad-answer');
     assert.match(noResults.message, /results/);
 
     script = () => ({ status: 429, body: 'Too Many Requests', contentType: 'text/plain' });
-    assert.equal((await apiErrorOf(searcher().search(searchQuery('x')))).code, '1305');
+    assert.equal((await engineFailureOf(searcher().search(searchQuery('x')))).kind, 'overloaded');
 
     script = () => ({ status: 502, body: 'Bad gateway', contentType: 'text/plain' });
-    const badGateway = await apiErrorOf(searcher().search(searchQuery('x')));
-    assert.equal(badGateway.code, '500');
+    const badGateway = await engineFailureOf(searcher().search(searchQuery('x')));
+    assert.equal(badGateway.kind, 'engine-error');
     assert.match(badGateway.message, /HTTP 502: Bad gateway/);
 
     script = () => ({ body: { results: [] }, delayMs: 2_000 });
-    const slow = await apiErrorOf(searcher({ timeoutMs: 100 }).search(searchQuery('x')));
-    assert.equal(slow.code, '1234');
+    const slow = await engineFailureOf(searcher({ timeoutMs: 100 }).search(searchQuery('x')));
+    assert.equal(slow.kind, 'timeout');
     assert.match(slow.message, /100 ms/);
   });
 
@@ -224,13 +224,13 @@ describe('searxng engine', () => {
     const port = (closed.address() as AddressInfo).port;
     closed.close();
     await once(closed, 'close');
-    const unreachable = await apiErrorOf(searcher({ baseUrl: `http://127.0.0.1:${port}` }).search(searchQuery('x')));
-    assert.equal(unreachable.code, '1234');
+    const unreachable = await engineFailureOf(searcher({ baseUrl: `http://127.0.0.1:${port}` }).search(searchQuery('x')));
+    assert.equal(unreachable.kind, 'unreachable');
     assert.match(unreachable.message, /my-searxng.*ECONNREFUSED/);
 
     assert.throws(
       () => createSearxngBackend({ modelName: 'my-searxng', entry: { backend: 'searxng' } as SearxngSettings, configDir: '.', resources: unusedResources }),
-      (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('baseUrl'),
+      (error: unknown) => error instanceof EngineFailure && error.kind === 'misconfigured' && error.message.includes('baseUrl'),
     );
   });
 
@@ -244,8 +244,8 @@ describe('searxng engine', () => {
 
   it('stops reading an answer over maxResponseBytes (1230) and serves the next search', async () => {
     script = () => ({ body: { results: [result('https://a.example/', { content: 'x'.repeat(64 * 1024) })] } });
-    const capped = await apiErrorOf(searcher({ maxResponseBytes: 16 * 1024 }).search(searchQuery('x')));
-    assert.equal(capped.code, '1230');
+    const capped = await engineFailureOf(searcher({ maxResponseBytes: 16 * 1024 }).search(searchQuery('x')));
+    assert.equal(capped.kind, 'too-large');
     assert.match(capped.message, /my-searxng.*16 KiB|my-searxng.*16384 bytes/);
     script = () => ({ body: { results: [result('https://a.example/')] } });
     const served = await searcher({ maxResponseBytes: 16 * 1024 }).search(searchQuery('x'));

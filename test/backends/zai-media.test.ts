@@ -8,7 +8,7 @@ import type { VideoRequest } from '../../src/core/media/video-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { startFakeZaiMediaServer, type FakeZaiMediaServer } from '../helpers/fake-zai-media-server.ts';
 import { sampleJpeg, sampleMp4, samplePng } from '../helpers/media-samples.ts';
-import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 
 const apiKey = 'upstream-id.upstream-secret';
 let upstream: FakeZaiMediaServer;
@@ -92,18 +92,20 @@ describe('zai: images', () => {
 
   it("passes the upstream's own error codes on", async () => {
     upstream.plan({ kind: 'error', status: 400, code: '1301', message: 'The content may contain unsafe material.' });
-    assertApiError(await rejection(backend('glm-image').image.generate(imageRequest())), '1301', 'unsafe');
+    const error = await rejection(backend('glm-image').image.generate(imageRequest()));
+    assertEngineFailure(error, 'content-filtered', 'unsafe');
+    assert.equal(error.relayedCode, '1301');
   });
 
   it('reports an upstream task that ends FAIL', async () => {
     upstream.plan({ kind: 'fail', pendingPolls: 1 });
-    assertApiError(await rejection(backend('glm-image').image.generate(imageRequest({ asyncTask: true }))), '500', 'glm-image', 'failed');
+    assertEngineFailure(await rejection(backend('glm-image').image.generate(imageRequest({ asyncTask: true }))), 'engine-error', 'glm-image', 'failed');
   });
 
   it('refuses a wrong apiKey as a configuration problem', async () => {
     upstream.plan({ kind: 'images', images: [png] });
     const error = await rejection(backend('glm-image', { apiKey: 'wrong.key' }).image.generate(imageRequest()));
-    assertApiError(error, '1221', 'apiKey');
+    assertEngineFailure(error, 'misconfigured', 'apiKey');
   });
 });
 
@@ -149,6 +151,6 @@ describe('zai: videos', () => {
   it('times out on an upstream task that never finishes', async () => {
     upstream.plan({ kind: 'video', video: mp4, pendingPolls: 1_000_000 });
     const error = await rejection(backend('cogvideox-3', { timeoutMs: 200 }).video.generate(videoRequest()));
-    assertApiError(error, '1234', 'cogvideox-3', 'did not finish', 'timeoutMs');
+    assertEngineFailure(error, 'timeout', 'cogvideox-3', 'did not finish', 'timeoutMs');
   });
 });

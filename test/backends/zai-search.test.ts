@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createZaiBackend } from '../../src/backends/zai/zai.backend.ts';
 import type { ZaiSettings } from '../../src/backends/zai/zai-settings.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
+import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import type { SearchQuery, WebSearcher } from '../../src/core/web/web-searcher.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { jsonReply, startFakeOpenAiServer, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
@@ -50,11 +50,11 @@ const upstreamResult = {
   publish_date: '2025-07-28',
 };
 
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
+async function engineFailureOf(promise: Promise<unknown>): Promise<EngineFailure> {
   try {
     await promise;
   } catch (error) {
-    assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
+    assert.ok(error instanceof EngineFailure, `expected an EngineFailure, got ${String(error)}`);
     return error;
   }
   assert.fail('the search succeeded');
@@ -112,26 +112,27 @@ describe('zai web search', () => {
 
   it("passes the upstream's error codes on, as the zai chat engine does", async () => {
     upstream.enqueue(jsonReply({ error: { code: '1214', message: 'search_query is invalid' } }, 400));
-    const invalid = await apiErrorOf(searcher().search(searchQuery('q')));
-    assert.equal(invalid.code, '1214');
+    const invalid = await engineFailureOf(searcher().search(searchQuery('q')));
+    assert.equal(invalid.kind, 'rejected-input');
+    assert.equal(invalid.relayedCode, '1214');
     assert.equal(invalid.message, 'search_query is invalid');
 
     upstream.enqueue(jsonReply({ error: { code: '1002', message: 'Authorization Token invalid' } }, 401));
-    const refused = await apiErrorOf(searcher().search(searchQuery('q')));
-    assert.equal(refused.code, '1221');
+    const refused = await engineFailureOf(searcher().search(searchQuery('q')));
+    assert.equal(refused.kind, 'misconfigured');
     assert.match(refused.message, /apiKey configured for model 'search-prime'/);
 
     upstream.enqueue(jsonReply({ error: { code: '1113', message: 'arrears' } }, 429));
-    assert.equal((await apiErrorOf(searcher().search(searchQuery('q')))).code, '1113');
+    assert.equal((await engineFailureOf(searcher().search(searchQuery('q')))).relayedCode, '1113');
 
     upstream.enqueue(jsonReply({ id: 'x' }));
-    const malformed = await apiErrorOf(searcher().search(searchQuery('q')));
-    assert.equal(malformed.code, '500');
+    const malformed = await engineFailureOf(searcher().search(searchQuery('q')));
+    assert.equal(malformed.kind, 'bad-answer');
     assert.match(malformed.message, /search_result/);
 
     // A connection kept alive from the calls above and dropped before any answer is sent once more
     // on a new connection: the upstream drops that one too.
     upstream.enqueue({ kind: 'reset' }, { kind: 'reset' });
-    assert.equal((await apiErrorOf(searcher().search(searchQuery('q')))).code, '1234');
+    assert.equal((await engineFailureOf(searcher().search(searchQuery('q')))).kind, 'unreachable');
   });
 });

@@ -5,10 +5,10 @@ import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts'
 import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import type { ZaiSettings } from '../../src/backends/zai/zai-settings.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
+import { apiErrorOf, EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmCompletion, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
-import { assertApiError, rejection } from '../helpers/api-error-assertions.ts';
+import { assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 import { chatRequest as baseChatRequest } from '../helpers/chat-request.ts';
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
@@ -120,7 +120,8 @@ describe('zai: request', () => {
   it('needs an apiKey', () => {
     assert.throws(
       () => createZaiBackend({ modelName: 'glm-4.6', entry: { backend: 'zai' } as ZaiSettings, configDir: '.', resources: unusedResources }),
-      (error: unknown) => error instanceof ApiError && error.code === '1221' && error.message.includes('apiKey') && error.message.includes('glm-4.6'),
+      (error: unknown) =>
+        error instanceof EngineFailure && error.kind === 'misconfigured' && error.message.includes('apiKey') && error.message.includes('glm-4.6'),
     );
   });
 });
@@ -163,10 +164,13 @@ describe('zai: errors', () => {
     upstream.enqueue(upstreamError(400, '1214', 'messages 参数非法。请检查文档。'), upstreamError(429, '1302', 'High concurrency usage of this API.'));
     const { chat } = openBackend();
     const first = await rejection(chat.generate(chatRequest()));
-    assertApiError(first, '1214');
-    assert.equal((first as ApiError).message, 'messages 参数非法。请检查文档。');
-    assert.equal((first as ApiError).status, 400);
-    assertApiError(await rejection(chat.generate(chatRequest())), '1302', 'High concurrency');
+    assertEngineFailure(first, 'rejected-input');
+    assert.equal(first.relayedCode, '1214');
+    assert.equal(first.message, 'messages 参数非法。请检查文档。');
+    assert.equal(apiErrorOf(first).status, 400);
+    const second = await rejection(chat.generate(chatRequest()));
+    assertEngineFailure(second, 'overloaded', 'High concurrency');
+    assert.equal(apiErrorOf(second).code, '1302');
   });
 
   it('passes on the contentFilter verdicts of a 1301 (unknown roles and levels dropped)', async () => {
@@ -177,19 +181,19 @@ describe('zai: errors', () => {
     ];
     upstream.enqueue(jsonReply({ contentFilter: verdicts, error: { code: '1301', message: 'Unsafe content.' } }, 400));
     const error = await rejection(openBackend().chat.generate(chatRequest()));
-    assertApiError(error, '1301', 'Unsafe content.');
-    assert.deepEqual((error as ApiError).toBody(), { contentFilter: [{ role: 'history', level: 0 }], error: { code: '1301', message: 'Unsafe content.' } });
+    assertEngineFailure(error, 'content-filtered', 'Unsafe content.');
+    assert.deepEqual(apiErrorOf(error).toBody(), { contentFilter: [{ role: 'history', level: 0 }], error: { code: '1301', message: 'Unsafe content.' } });
   });
 
   it('reports a code this server does not know as 500 naming it', async () => {
     upstream.enqueue(upstreamError(500, '1999', 'Something new.'));
-    assertApiError(await rejection(openBackend().chat.generate(chatRequest())), '500', '1999');
+    assertEngineFailure(await rejection(openBackend().chat.generate(chatRequest())), 'engine-error', '1999');
   });
 
   it("reports a refused apiKey as the server's configuration, not the client's key", async () => {
     upstream.enqueue(upstreamError(401, '1001', 'Token is invalid.'));
     const error = await rejection(openBackend().chat.generate(chatRequest()));
-    assertApiError(error, '1221', 'apiKey');
+    assertEngineFailure(error, 'misconfigured', 'apiKey');
     assert.ok(!(error as Error).message.includes('upstream-secret'));
   });
 
@@ -202,12 +206,15 @@ describe('zai: errors', () => {
       })(),
     );
     assert.deepEqual(parts, [{ type: 'text', text: 'Some' }]);
-    assertApiError(error, '1301', 'Unsafe content.');
+    assertEngineFailure(error, 'content-filtered', 'Unsafe content.');
+    assert.equal(error.relayedCode, '1301');
+    // Part of the answer went out: no other engine may take the call over.
+    assert.equal(error.answerStarted, true);
   });
 
   it('falls back to the HTTP status for an answer without a platform error body', async () => {
     upstream.enqueue({ kind: 'text', status: 502, body: '<html>Bad Gateway</html>', contentType: 'text/html' });
-    assertApiError(await rejection(openBackend().chat.generate(chatRequest())), '1234', 'Bad Gateway');
+    assertEngineFailure(await rejection(openBackend().chat.generate(chatRequest())), 'unavailable', 'Bad Gateway');
   });
 });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { ApiError } from '../../src/core/errors/api-error.ts';
+import { EngineFailure, type EngineFailureKind } from '../../src/core/errors/engine-failure.ts';
 
 /** What the promise rejected with; fails the test when it resolves. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -15,5 +16,12 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
 export function assertApiError(error: unknown, code: string, ...mentions: string[]): void {
   assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
   assert.equal(error.code, code, error.message);
+  for (const word of mentions) assert.ok(error.message.includes(word), `'${error.message}' should mention '${word}'`);
+}
+
+/** Asserts an EngineFailure of this kind (what the engine did, before any platform code) whose message mentions every word given. */
+export function assertEngineFailure(error: unknown, kind: EngineFailureKind, ...mentions: string[]): asserts error is EngineFailure {
+  assert.ok(error instanceof EngineFailure, `expected an EngineFailure, got ${String(error)}`);
+  assert.equal(error.kind, kind, error.message);
   for (const word of mentions) assert.ok(error.message.includes(word), `'${error.message}' should mention '${word}'`);
 }

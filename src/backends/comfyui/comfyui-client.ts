@@ -1,6 +1,6 @@
 import { Agent, FormData, request, type Dispatcher } from 'undici';
 import { engineUnreachable } from '../../core/chat/engine-errors.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { readCappedBody } from '../engine-http/read-capped-body.ts';
 import { maxEngineVideoBytes } from '../../tools/media/engine-media-download.ts';
@@ -24,7 +24,7 @@ const cancelTimeoutMs = 5_000;
 /**
  * ComfyUI's HTTP API: POST /prompt queues a workflow, GET /history/{id} tells when it is done,
  * GET /view serves an output file, POST /upload/image stores an input image, and POST /queue +
- * /interrupt cancel. Every failure is an ApiError that names the model and the call.
+ * /interrupt cancel. Every failure is an EngineFailure that names the model and the call.
  */
 export class ComfyUiClient {
   readonly #baseUrl: string;
@@ -40,17 +40,22 @@ export class ComfyUiClient {
     this.#maxResponseBytes = maxResponseBytes;
   }
 
-  /** Queues a filled workflow; its prompt_id. A workflow ComfyUI refuses is a configuration problem (1221). */
+  /** Queues a filled workflow; its prompt_id. A workflow ComfyUI refuses is a configuration problem. */
   async queuePrompt(workflow: Record<string, unknown>, clientId: string, workflowPath: string, signal: AbortSignal): Promise<string> {
     const response = await this.#call('POST', '/prompt', { json: { prompt: workflow, client_id: clientId }, signal });
     if (response.status === 400) {
       const body = asRecord(parseJson(response.text));
       const error = asString(asRecord(body?.['error'])?.['message']) ?? engineErrorMessage(response.text);
       const nodes = describeNodeErrors(body?.['node_errors']);
-      throw new ApiError('1221', `ComfyUI refused the workflow of model '${this.#modelName}' (${workflowPath}): ${error}${nodes === '' ? '' : ` ${nodes}`}`);
+      throw new EngineFailure(
+        'misconfigured',
+        this.#modelName,
+        `ComfyUI refused the workflow of model '${this.#modelName}' (${workflowPath}): ${error}${nodes === '' ? '' : ` ${nodes}`}`,
+      );
     }
     const promptId = asString(asRecord(parseJson(this.#expectOk(response, 'POST /prompt')))?.['prompt_id']);
-    if (promptId === undefined) throw new ApiError('500', `ComfyUI answered POST /prompt for model '${this.#modelName}' without a prompt_id.`);
+    if (promptId === undefined)
+      throw new EngineFailure('bad-answer', this.#modelName, `ComfyUI answered POST /prompt for model '${this.#modelName}' without a prompt_id.`);
     return promptId;
   }
 
@@ -76,7 +81,8 @@ export class ComfyUiClient {
     const response = await this.#call('POST', '/upload/image', { form, signal });
     const body = asRecord(parseJson(this.#expectOk(response, 'POST /upload/image')));
     const name = asString(body?.['name']);
-    if (name === undefined) throw new ApiError('500', `ComfyUI answered POST /upload/image for model '${this.#modelName}' without a name.`);
+    if (name === undefined)
+      throw new EngineFailure('bad-answer', this.#modelName, `ComfyUI answered POST /upload/image for model '${this.#modelName}' without a name.`);
     const subfolder = asString(body?.['subfolder']) ?? '';
     return subfolder === '' ? name : `${subfolder}/${name}`;
   }
@@ -95,10 +101,11 @@ export class ComfyUiClient {
 
   #expectOk(response: { status: number; text: string }, call: string): string {
     if (response.status >= 200 && response.status <= 299) return response.text;
-    throw new ApiError(
-      response.status === 404 ? '1221' : '500',
-      `ComfyUI answered ${call} for model '${this.#modelName}' with HTTP ${response.status}: ${engineErrorMessage(response.text) || 'no message'}`,
-    );
+    const { status } = response;
+    const engineMessage = engineErrorMessage(response.text);
+    const said = `ComfyUI answered ${call} for model '${this.#modelName}' with HTTP ${status}: ${engineMessage || 'no message'}`;
+    // A 404 means the address or the ComfyUI version is not what the config expects.
+    throw new EngineFailure(status === 404 ? 'misconfigured' : 'engine-error', this.#modelName, said, { engineStatus: status, engineMessage });
   }
 
   async #call(

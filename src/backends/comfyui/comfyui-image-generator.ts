@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { GeneratedImage, GeneratedImages, ImageGenerator, ImageRequest } from '../../core/media/image-generator.ts';
 import { imageTypeOf } from '../../tools/media/media-signature.ts';
 import { extensionOfFile, pickOutputs, runComfyWorkflow, type ComfyRunSettings } from './comfyui-runner.ts';
@@ -30,13 +30,18 @@ export class ComfyImageGenerator implements ImageGenerator {
         collect: async (outputs, view) => {
           const files = pickOutputs(outputs, (file) => imageExtensions.has(extensionOfFile(file.filename)));
           if (files.length === 0) {
-            throw new ApiError('1221', `The workflow of model '${modelName}' (${workflow.path}) saved no image; it needs a SaveImage node.`);
+            throw new EngineFailure(
+              'misconfigured',
+              modelName,
+              `The workflow of model '${modelName}' (${workflow.path}) saved no image; it needs a SaveImage node.`,
+            );
           }
           const images: GeneratedImage[] = [];
           for (const file of files) {
             const bytes = await view(file);
             const contentType = imageTypeOf(bytes);
-            if (contentType === undefined) throw new ApiError('500', `ComfyUI served ${file.filename} of model '${modelName}' as bytes that are not an image.`);
+            if (contentType === undefined)
+              throw new EngineFailure('bad-answer', modelName, `ComfyUI served ${file.filename} of model '${modelName}' as bytes that are not an image.`);
             images.push({ bytes, contentType });
           }
           return { images, contentFilter: undefined };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { runWithDeadline } from '../../core/media/run-with-deadline.ts';
 import type { ComfyFile, ComfyUiClient } from './comfyui-client.ts';
 import { readHistoryEntry, type ComfyOutput } from './comfyui-history.ts';
@@ -29,8 +29,9 @@ export interface ComfyRun<Result> {
 export async function runComfyWorkflow<Result>(settings: ComfyRunSettings, run: ComfyRun<Result>, callerSignal: AbortSignal): Promise<Result> {
   const { modelName, workflow, client } = settings;
   const timeoutError = () =>
-    new ApiError(
-      '1234',
+    new EngineFailure(
+      'timeout',
+      modelName,
       `ComfyUI did not finish the workflow of model '${modelName}' within ${settings.timeoutMs / 1000} s (timeoutMs); the prompt was cancelled.`,
     );
   return runWithDeadline(callerSignal, settings.timeoutMs, timeoutError, async (signal) => {
@@ -39,14 +40,22 @@ export async function runComfyWorkflow<Result>(settings: ComfyRunSettings, run: 
     try {
       filled = workflow.fill(values);
     } catch (error) {
-      throw new ApiError('500', `The workflow of model '${modelName}' (${workflow.path}) cannot be filled: ${(error as Error).message}.`);
+      throw new EngineFailure(
+        'engine-error',
+        modelName,
+        `The workflow of model '${modelName}' (${workflow.path}) cannot be filled: ${(error as Error).message}.`,
+      );
     }
     const promptId = await client.queuePrompt(filled, `model-platform-${randomUUID()}`, workflow.path, signal);
     try {
       for (;;) {
         const outcome = readHistoryEntry(await client.history(promptId, signal));
         if (outcome.state === 'failed') {
-          throw new ApiError('500', `ComfyUI failed to run the workflow of model '${modelName}' (${workflow.path}): ${outcome.reason}.`);
+          throw new EngineFailure(
+            'engine-error',
+            modelName,
+            `ComfyUI failed to run the workflow of model '${modelName}' (${workflow.path}): ${outcome.reason}.`,
+          );
         }
         if (outcome.state === 'done') return await run.collect(outcome.outputs, (file) => client.view(file, signal), signal);
         await sleep(settings.pollIntervalMs, undefined, { signal });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, invalidField } from '../../core/errors/api-error.ts';
+import { invalidField } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { GeneratedVideo, VideoGenerator, VideoRequest } from '../../core/media/video-generator.ts';
 import { imageDimensions, imageTypeOf, videoTypeOf } from '../../tools/media/media-signature.ts';
 import type { ComfyOutput } from './comfyui-history.ts';
@@ -64,14 +65,16 @@ export class ComfyVideoGenerator implements VideoGenerator {
     const { workflow, modelName } = this.#settings;
     const [file] = pickOutputs(outputs, (output) => videoExtensions.has(extensionOfFile(output.filename)));
     if (file === undefined) {
-      throw new ApiError(
-        '1221',
+      throw new EngineFailure(
+        'misconfigured',
+        modelName,
         `The workflow of model '${modelName}' (${workflow.path}) saved no video; it needs a video output node (SaveVideo, VHS_VideoCombine).`,
       );
     }
     const bytes = await view(file);
     const contentType = videoTypeOf(bytes) ?? (imageTypeOf(bytes) === 'image/gif' ? 'image/gif' : undefined);
-    if (contentType === undefined) throw new ApiError('500', `ComfyUI served ${file.filename} of model '${modelName}' as bytes that are not a video.`);
+    if (contentType === undefined)
+      throw new EngineFailure('bad-answer', modelName, `ComfyUI served ${file.filename} of model '${modelName}' as bytes that are not a video.`);
     const [still] = pickOutputs(outputs, (output) => stillExtensions.has(extensionOfFile(output.filename)));
     if (still === undefined) return { bytes, contentType };
     const coverBytes = await view(still);

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { ComfyUiSettings } from './comfyui-settings.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { defaultImageTimeoutMs, defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { ComfyUiClient } from './comfyui-client.ts';
 import { probeComfyUi } from './comfyui-probe.ts';
@@ -21,8 +21,9 @@ const defaultPollIntervalMs = 1_000;
 export const createComfyUiBackend: BackendFactory<ComfyUiSettings> = ({ modelName, entry, configDir }) => {
   if (entry.baseUrl === undefined || entry.workflow === undefined) {
     const missing = entry.baseUrl === undefined ? 'baseUrl' : 'workflow';
-    throw new ApiError(
-      '1221',
+    throw new EngineFailure(
+      'misconfigured',
+      modelName,
       `Model '${modelName}' uses backend comfyui but has no ${missing}; add it to its config entry, for example ` +
         `{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/${modelName}.json }.`,
     );
@@ -31,7 +32,7 @@ export const createComfyUiBackend: BackendFactory<ComfyUiSettings> = ({ modelNam
   try {
     workflow = ComfyWorkflow.load(resolve(configDir, entry.workflow));
   } catch (error) {
-    throw new ApiError('1221', `Model '${modelName}' (backend comfyui) cannot be used: ${(error as Error).message}.`);
+    throw new EngineFailure('misconfigured', modelName, `Model '${modelName}' (backend comfyui) cannot be used: ${(error as Error).message}.`);
   }
   const baseUrl = entry.baseUrl.replace(/\/+$/, '');
   const client = new ComfyUiClient(baseUrl, modelName, entry.apiKey, entry.maxResponseBytes);

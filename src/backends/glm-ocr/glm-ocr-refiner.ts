@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { LayoutLabel } from '../../core/ocr/layout-parser.ts';
 import type { LayoutBlock } from '../../tools/layout/analyse-layout.ts';
 import type { RefinedBlock } from '../../tools/document/document-layout-parser.ts';
@@ -51,7 +51,11 @@ export class GlmOcrRefiner {
     const message = asRecord(asRecord(asArray(answer?.['choices'])[0])?.['message']);
     const content = asString(message?.['content']);
     if (content === undefined) {
-      throw new ApiError('500', `The GLM-OCR engine of model '${this.#engine.modelName}' answered without message content.`);
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The GLM-OCR engine of model '${this.#engine.modelName}' answered without message content.`,
+      );
     }
     const usage = asRecord(answer?.['usage']);
     return {

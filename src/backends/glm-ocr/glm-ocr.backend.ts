@@ -1,6 +1,6 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { GlmOcrSettings } from './glm-ocr-settings.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
@@ -17,8 +17,9 @@ const defaultRegionTimeoutMs = 120_000;
  */
 export const createGlmOcrBackend: BackendFactory<GlmOcrSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
-    throw new ApiError(
-      '1221',
+    throw new EngineFailure(
+      'misconfigured',
+      modelName,
       `Model '${modelName}' uses backend glm-ocr but has no baseUrl; add the address of the vision server that serves GLM-OCR, for example baseUrl: http://gpu-host:8000/v1.`,
     );
   }

@@ -5,7 +5,8 @@ import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import type { ChatRequest, ChatResult, ChatUsage, FinishReason, FunctionTool, ToolCall } from '../../core/chat/chat-types.ts';
 import { assertTextOnly } from '../../core/chat/text-only.ts';
 import { ThinkTagSplitter } from '../../core/chat/think-tag-splitter.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { invalidField } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { LlamaEngine, LoadedModel } from './llama-engine.ts';
 import { checkPromptFits, renderPrompt, type RenderedPrompt } from './rendered-prompt.ts';
 import { generateTokens, type GenerationEnd, type GenerationEvent } from './token-generation.ts';
@@ -54,7 +55,7 @@ export class LlamaCppChatModel implements ChatModel {
     if (mode === 'tool-call') checkToolSchemas(request.tools);
     const loaded = await this.#engine.load();
     const prompt = renderPrompt(loaded, request.messages, request.tools, request.thinking.enabled);
-    checkPromptFits(prompt, loaded);
+    checkPromptFits(prompt, loaded, this.#engine.settings.modelName);
     const grammar = await this.#grammar(loaded, mode, request.tools);
     const sequence = await loaded.sequences.acquire(request.signal);
     try {
@@ -90,7 +91,8 @@ export class LlamaCppChatModel implements ChatModel {
     try {
       return await loaded.grammars.toolCall(tools);
     } catch (error) {
-      throw new ApiError('1214', `Invalid parameter 'tools': the function parameters cannot be turned into a grammar (${(error as Error).message}).`);
+      // The caller's tools are at fault, not the engine.
+      throw invalidField('tools', `the function parameters cannot be turned into a grammar (${(error as Error).message})`);
     }
   }
 
@@ -104,8 +106,9 @@ export class LlamaCppChatModel implements ChatModel {
         continue;
       }
       if (finishReasons[event.end] === 'stop' && !isJsonObject(content)) {
-        throw new ApiError(
-          '500',
+        throw new EngineFailure(
+          'bad-answer',
+          this.#engine.settings.modelName,
           `The engine for model '${this.#engine.settings.modelName}' produced output that is not a JSON object despite its grammar; please try again.`,
         );
       }

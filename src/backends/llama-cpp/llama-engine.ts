@@ -11,7 +11,7 @@ import {
   type LlamaModel,
   type Token,
 } from 'node-llama-cpp';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { OutputGrammars } from './output-grammars.ts';
 import type { LlamaSettings } from './llama-settings.ts';
 import { SequencePool } from './sequence-pool.ts';
@@ -69,7 +69,8 @@ export class LlamaEngine {
 
   async #load(): Promise<LoadedModel> {
     const { modelName, modelPath, gpuLayers, parallelSequences } = this.settings;
-    const offline = (why: string): ApiError => new ApiError('1221', `Model '${modelName}' is offline: its GGUF file '${modelPath}' ${why}.`);
+    const offline = (why: string): EngineFailure =>
+      new EngineFailure('misconfigured', modelName, `Model '${modelName}' is offline: its GGUF file '${modelPath}' ${why}.`);
     if (!existsSync(modelPath)) throw offline('does not exist');
     let llama: Llama;
     try {

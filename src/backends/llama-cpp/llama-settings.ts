@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendContext } from '../../core/backends/backend.ts';
 import type { LlamaCppSettings } from './llama-cpp-settings.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 
 export interface LlamaSettings {
   readonly modelName: string;
@@ -15,8 +15,9 @@ export interface LlamaSettings {
 
 export function readLlamaSettings({ modelName, entry, configDir }: BackendContext<LlamaCppSettings>): LlamaSettings {
   if (entry.modelPath === undefined) {
-    throw new ApiError(
-      '1221',
+    throw new EngineFailure(
+      'misconfigured',
+      modelName,
       `Model '${modelName}' uses backend llama-cpp but has no modelPath; add one to its config entry, for example modelPath: ./models/model.Q4_K_M.gguf.`,
     );
   }

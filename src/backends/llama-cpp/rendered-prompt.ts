@@ -1,6 +1,6 @@
 import type { Token } from 'node-llama-cpp';
 import type { ChatMessage, FunctionTool } from '../../core/chat/chat-types.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { toChatFunctions, toChatHistory } from './chat-history.ts';
 import type { LoadedModel } from './llama-engine.ts';
 
@@ -41,9 +41,9 @@ export function renderPrompt(
   return { tokens: end.text.tokenize(loaded.model.tokenizer), turnEndTexts, reasoningOpen: end.reasoningOpen };
 }
 
-/** 1261 before anything is generated: the prompt must leave room for at least one new token. */
-export function checkPromptFits(prompt: RenderedPrompt, loaded: LoadedModel): void {
+/** Checked before anything is generated: the prompt must leave room for at least one new token. */
+export function checkPromptFits(prompt: RenderedPrompt, loaded: LoadedModel, modelName: string): void {
   if (prompt.tokens.length >= loaded.contextSize) {
-    throw new ApiError('1261', `Prompt exceeds max length: ${prompt.tokens.length} tokens, context size ${loaded.contextSize}.`);
+    throw new EngineFailure('context-too-long', modelName, `Prompt exceeds max length: ${prompt.tokens.length} tokens, context size ${loaded.contextSize}.`);
   }
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createAjv, type Ajv } from '../../core/json-schema/create-ajv.ts';
 import type { FunctionTool, ToolCall } from '../../core/chat/chat-types.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { invalidField } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { withoutKeys } from './output-grammars.ts';
 
 type Validator = ReturnType<Ajv['compile']>;
@@ -19,8 +20,8 @@ const ajv = createAjv(false);
  * claimed as a tool call is always a valid call. Arguments are sent re-serialized (`1e2` → `100`).
  */
 export function readToolCall(text: string, tools: readonly FunctionTool[], modelName: string): ToolCall {
-  const fail = (why: string): ApiError =>
-    new ApiError('500', `The engine for model '${modelName}' produced a tool call that is not valid (${why}); please try again.`);
+  const fail = (why: string): EngineFailure =>
+    new EngineFailure('bad-answer', modelName, `The engine for model '${modelName}' produced a tool call that is not valid (${why}); please try again.`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -53,10 +54,8 @@ function validatorFor(tool: FunctionTool): Validator {
     try {
       validate = ajv.compile(withoutKeys(schema, ['$id', '$schema']));
     } catch (error) {
-      throw new ApiError(
-        '1214',
-        `Invalid parameter 'tools': the parameters of function '${tool.name}' are not a usable JSON Schema (${(error as Error).message}).`,
-      );
+      // The caller's tools are at fault, not the engine.
+      throw invalidField('tools', `the parameters of function '${tool.name}' are not a usable JSON Schema (${(error as Error).message})`);
     }
     if (validators.size >= cachedValidatorLimit) validators.delete(validators.keys().next().value as string);
     validators.set(key, validate);

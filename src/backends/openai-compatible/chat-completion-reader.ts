@@ -1,6 +1,6 @@
 import type { ChatResult, ToolCall } from '../../core/chat/chat-types.ts';
 import { splitThinkTags } from '../../core/chat/think-tag-splitter.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { argumentsText, asArray, asRecord, asString, finishReasonOf, newToolCallId, pathOf, readUsage, reasoningOf } from './wire-reading.ts';
 
 /**
@@ -10,7 +10,7 @@ import { argumentsText, asArray, asRecord, asString, finishReasonOf, newToolCall
 export function readChatCompletion(answer: unknown, model: string): ChatResult {
   const choice = asRecord(asArray(asRecord(answer)?.['choices'])[0]);
   if (choice === undefined) {
-    throw new ApiError('500', `The engine for model '${model}' sent an answer without choices.`);
+    throw new EngineFailure('bad-answer', model, `The engine for model '${model}' sent an answer without choices.`);
   }
   const message = asRecord(choice['message']);
   const split = splitThinkTags(asString(message?.['content']) ?? '');

@@ -3,7 +3,7 @@ import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import type { ChatRequest, ChatResult } from '../../core/chat/chat-types.ts';
 import { collectChatStream } from '../../core/chat/collect-chat-stream.ts';
 import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { ChatChunkReader } from './chat-chunk-reader.ts';
 import { readChatCompletion } from './chat-completion-reader.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
@@ -61,7 +61,7 @@ export class ChatCompletionsEngine implements ChatModel {
       return await collectChatStream(this.stream(request));
     } catch (error) {
       // Nothing reached the client yet: a connection that broke mid-answer is an engine failure like any other.
-      if (error instanceof EngineConnectionError) throw new ApiError('1234', error.message);
+      if (error instanceof EngineConnectionError) throw new EngineFailure('interrupted', this.#engine.modelName, error.message, { cause: error });
       throw error;
     }
   }
@@ -108,6 +108,8 @@ export class ChatCompletionsEngine implements ChatModel {
       if (!sentParts && error instanceof EngineConnectionError) throw engineUnreachable(this.#engine.modelName, error.message);
       // After it, the answer ends with network_error and what was delivered is billed: the engine's own count if it sent one.
       if (error instanceof EngineConnectionError) throw error.withUsage(reader.usageSoFar);
+      // Any other failure after the first part is too late for another engine to take the call over.
+      if (sentParts && error instanceof EngineFailure) throw error.afterAnswerStarted();
       throw error;
     }
     yield* reader.end();

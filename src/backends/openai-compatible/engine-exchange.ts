@@ -1,5 +1,5 @@
 import type { Client, Dispatcher } from 'undici';
-import type { ApiError } from '../../core/errors/api-error.ts';
+import type { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { freshConnection } from '../engine-http/engine-dispatcher.ts';
 
@@ -20,7 +20,7 @@ export interface ExchangeOptions {
   /** Most bytes of a whole answer, and of any error answer's body. */
   readonly maxResponseBytes: number;
   /** The failure for an answer with a status outside 2xx, given its body text. */
-  readonly errorAnswer: (status: number, text: string) => ApiError;
+  readonly errorAnswer: (status: number, text: string) => EngineFailure;
   /** Shown the headers of a 2xx answer when they arrive. */
   readonly onAnswerHeaders?: ((headers: Readonly<Record<string, string | string[] | undefined>>) => void) | undefined;
 }

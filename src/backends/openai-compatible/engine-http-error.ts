@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { asRecord, asString } from './wire-reading.ts';
 
 /** An engine's message is quoted up to this many characters: enough to say what is wrong, never a whole body. */
@@ -9,25 +9,25 @@ const contextLengthPattern =
   /context length|context size|context window|maximum context|exceeds? the (available )?context|too many tokens|prompt is too long|input is too long|longer than the model/i;
 
 /**
- * The error a client sees when an OpenAI-compatible engine answers a call with an error status.
- * The engine's own message is kept (it says what is wrong with the input); the platform key's
- * problems with the engine (401/403/404: a configuration matter) are reported as the model being
- * unavailable, not as the client's fault.
+ * What it means when an OpenAI-compatible engine answers a call with an error status. The
+ * engine's own message is kept (it says what is wrong with the input); the platform key's
+ * problems with the engine (401/403/404) are a configuration matter, not the client's fault.
  */
-export function engineHttpError(model: string, status: number, bodyText: string): ApiError {
-  const message = engineErrorMessage(bodyText) || `HTTP ${status} without a message`;
+export function engineHttpError(model: string, status: number, bodyText: string): EngineFailure {
+  const engineMessage = engineErrorMessage(bodyText);
+  const message = engineMessage || `HTTP ${status} without a message`;
   const said = `The engine for model '${model}' answered HTTP ${status}: ${message}`;
-  if (status === 429) return new ApiError('1305', `${said}. Try again later.`);
-  if (contextLengthPattern.test(message)) return new ApiError('1261', said);
+  const details = { engineStatus: status, engineMessage };
+  const fail = (kind: EngineFailure['kind'], text: string) => new EngineFailure(kind, model, text, details);
+  if (status === 429) return fail('overloaded', `${said}. Try again later.`);
+  if (contextLengthPattern.test(message)) return fail('context-too-long', said);
   if (status === 401 || status === 403) {
-    return new ApiError('1221', `${said}. The server's credentials for this engine (apiKey in the model's config) were refused.`);
+    return fail('misconfigured', `${said}. The server's credentials for this engine (apiKey in the model's config) were refused.`);
   }
-  if (status === 404) {
-    return new ApiError('1221', `${said}. Check baseUrl and upstreamModel in the model's config.`);
-  }
-  if (status === 502 || status === 503 || status === 504) return new ApiError('1234', `${said}. Try again later.`);
-  if (status >= 400 && status < 500) return new ApiError('1214', said);
-  return new ApiError('500', said);
+  if (status === 404) return fail('misconfigured', `${said}. Check baseUrl and upstreamModel in the model's config.`);
+  if (status === 502 || status === 503 || status === 504) return fail('unavailable', `${said}. Try again later.`);
+  if (status >= 400 && status < 500) return fail('rejected-input', said);
+  return fail('engine-error', said);
 }
 
 /**

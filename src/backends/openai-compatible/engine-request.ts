@@ -1,5 +1,5 @@
-import { engineUnreachable, EngineConnectionError } from '../../core/chat/engine-errors.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { engineDispatcher } from '../engine-http/engine-dispatcher.ts';
 import { readSseData } from '../engine-http/read-sse.ts';
@@ -22,8 +22,8 @@ export interface EngineConnection {
   readonly timeoutMs: number;
   /** Most bytes of an answer read whole and of an error body (default defaultMaxResponseBytes). */
   readonly maxResponseBytes?: number | undefined;
-  /** The client's error for an engine's error answer (HTTP status and body text). */
-  readonly httpError: (status: number, bodyText: string) => ApiError;
+  /** What an engine's error answer (HTTP status and body text) means. */
+  readonly httpError: (status: number, bodyText: string) => EngineFailure;
 }
 
 export interface EngineCall {
@@ -33,7 +33,7 @@ export interface EngineCall {
   /** The client's signal: when it aborts, the engine's connection is closed. */
   readonly signal: AbortSignal;
   /** Replaces the connection's error mapping for this call (an endpoint with its own meaning for 404). */
-  readonly httpError?: (status: number, bodyText: string) => ApiError;
+  readonly httpError?: (status: number, bodyText: string) => EngineFailure;
   /** Shown the headers of a successful answer (what they say of the server behind the engine). */
   readonly onAnswerHeaders?: ((headers: AnswerHeaders) => void) | undefined;
 }
@@ -41,7 +41,7 @@ export interface EngineCall {
 /** An answer's headers, names in lower case. */
 export type AnswerHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an ApiError (or the client's abort reason). */
+/** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an EngineFailure (or the client's abort reason). */
 export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
   const form = call.body instanceof FormData ? await encodeForm(call.body) : undefined;
   return jsonAnswer(engine, call, open(engine, call, 'POST', 'application/json', 'whole', form));
@@ -65,13 +65,17 @@ async function jsonAnswer(engine: EngineConnection, call: Omit<EngineCall, 'body
     return JSON.parse(text);
   } catch {
     // The engine's bytes are not quoted: a message is no place for whatever an engine sent.
-    throw new ApiError('500', `The engine for model '${engine.modelName}' sent an answer that is not JSON (${Buffer.byteLength(text)} bytes).`);
+    throw new EngineFailure(
+      'bad-answer',
+      engine.modelName,
+      `The engine for model '${engine.modelName}' sent an answer that is not JSON (${Buffer.byteLength(text)} bytes).`,
+    );
   }
 }
 
 /**
  * POSTs JSON and yields the data of each server-sent event of the answer. Failures before the
- * answer starts are ApiErrors; a connection that breaks while events are read is an
+ * answer starts are EngineFailures; a connection that breaks while events are read is an
  * EngineConnectionError. Stopping the iteration early closes the engine's connection.
  */
 export async function* postForEvents(engine: EngineConnection, call: EngineCall): AsyncGenerator<string> {
@@ -134,16 +138,16 @@ function open(
 /** What a failed request or read means for the client. */
 function failure(engine: EngineConnection, exchange: EngineExchange, signal: AbortSignal, error: unknown, phase: 'before-answer' | 'while-reading'): Error {
   if (signal.aborted) return abortReason(signal);
-  if (error instanceof ApiError) return error;
+  if (error instanceof EngineFailure) return error;
   if (error instanceof AnswerOverCapError) return answerOverCap(engine.modelName, error);
   const detail = exchange.timedOut ? `no complete answer within ${engine.timeoutMs} ms (timeoutMs)` : redact(engine, connectionDetail(error));
-  if (phase === 'before-answer') return engineUnreachable(engine.modelName, detail);
+  if (phase === 'before-answer') return engineUnreachable(engine.modelName, detail, exchange.timedOut ? 'timeout' : 'unreachable', error);
   return new EngineConnectionError(`The connection to the engine for model '${engine.modelName}' broke: ${detail}.`, { cause: error });
 }
 
 /** An engine that sends more than a cap allows fails the call it answers, and only that one. */
-export function answerOverCap(model: string, error: AnswerOverCapError): ApiError {
-  return new ApiError('1230', `The engine for model '${model}' sent more than the platform accepts: ${error.message}; the call was stopped.`);
+export function answerOverCap(model: string, error: AnswerOverCapError): EngineFailure {
+  return new EngineFailure('too-large', model, `The engine for model '${model}' sent more than the platform accepts: ${error.message}; the call was stopped.`);
 }
 
 /** Engines do not echo credentials, but a message is never the place for the apiKey, so make sure. */

@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { EngineMediaCount } from '../../core/chat/chat-model.ts';
 import { postJson, type EngineConnection } from './engine-request.ts';
 import { asArray, asRecord } from './wire-reading.ts';
@@ -36,7 +36,7 @@ export class LlamaServerTokenizer {
         url: `${this.#baseUrl}/chat/completions/input_tokens`,
         body: chatBody,
         signal,
-        httpError: (status, text) => (status === 404 || status === 405 ? new RouteMissing() : this.#engine.httpError(status, text)),
+        httpError: (status, text) => (status === 404 || status === 405 ? new RouteMissing(this.#engine.modelName) : this.#engine.httpError(status, text)),
       }).catch((error: unknown) => {
         if (error instanceof RouteMissing) return undefined;
         throw error;
@@ -54,16 +54,19 @@ export class LlamaServerTokenizer {
 
   async #countRendered(chatBody: Record<string, unknown>, signal: AbortSignal): Promise<number> {
     if (hasMedia(chatBody)) {
-      throw new ApiError(
-        '1221',
+      throw new EngineFailure(
+        'misconfigured',
+        this.#engine.modelName,
         `The llama.cpp server of model '${this.#engine.modelName}' has no /v1/chat/completions/input_tokens, and its /tokenize cannot count images or audio; update llama-server to count media.`,
       );
     }
     const missing = (path: string) => (status: number, text: string) =>
       status === 404 || status === 405
-        ? new ApiError(
-            '1221',
+        ? new EngineFailure(
+            'misconfigured',
+            this.#engine.modelName,
             `The engine for model '${this.#engine.modelName}' has no ${path} endpoint (HTTP ${status}), so it is not a llama.cpp server; fix 'engine' in the model's config, or configure tokenizerPath.`,
+            { engineStatus: status },
           )
         : this.#engine.httpError(status, text);
     const rendered = asRecord(
@@ -71,7 +74,11 @@ export class LlamaServerTokenizer {
     );
     const prompt = rendered?.['prompt'];
     if (typeof prompt !== 'string' || prompt === '') {
-      throw new ApiError('500', `The llama.cpp server of model '${this.#engine.modelName}' answered /apply-template without a prompt.`);
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The llama.cpp server of model '${this.#engine.modelName}' answered /apply-template without a prompt.`,
+      );
     }
     const tokenized = asRecord(
       await postJson(this.#engine, {
@@ -88,7 +95,11 @@ export class LlamaServerTokenizer {
 
   #checked(count: unknown, path: string, field: string): number {
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-      throw new ApiError('500', `The llama.cpp server of model '${this.#engine.modelName}' answered ${path} without ${field}.`);
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The llama.cpp server of model '${this.#engine.modelName}' answered ${path} without ${field}.`,
+      );
     }
     if (count === 0) throw zeroTokens(this.#engine.modelName, path);
     return count;
@@ -96,14 +107,18 @@ export class LlamaServerTokenizer {
 }
 
 /** A rendered chat always has tokens (at least its role markers): none is the engine failing, never a count. */
-export function zeroTokens(modelName: string, path: string): ApiError {
-  return new ApiError('500', `The engine for model '${modelName}' counted 0 tokens for a non-empty prompt at ${path}; it did not tokenize the chat.`);
+export function zeroTokens(modelName: string, path: string): EngineFailure {
+  return new EngineFailure(
+    'bad-answer',
+    modelName,
+    `The engine for model '${modelName}' counted 0 tokens for a non-empty prompt at ${path}; it did not tokenize the chat.`,
+  );
 }
 
 /** The mapped 404 of an endpoint this server lacks; never leaves this file. */
-class RouteMissing extends ApiError {
-  constructor() {
-    super('1221');
+class RouteMissing extends EngineFailure {
+  constructor(modelName: string) {
+    super('misconfigured', modelName, 'The engine has no /v1/chat/completions/input_tokens.');
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool } from '../../core/chat/chat-types.ts';
 import { assertTextOnly, textContent } from '../../core/chat/text-only.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 
 /** How one configured model talks to its OpenAI-compatible engine. */
 export interface OpenAiBodyOptions {
@@ -46,7 +46,7 @@ export function buildOpenAiChatBody(request: ChatRequest, options: OpenAiBodyOpt
   if (request.stop.length > 0) body['stop'] = [...request.stop];
   if (request.responseFormat === 'json_object') body['response_format'] = jsonObjectFormat;
   if (request.seed !== undefined) body['seed'] = request.seed;
-  if (options.thinkingParam !== 'none') setDottedPath(body, options.thinkingParam, request.thinking.enabled);
+  if (options.thinkingParam !== 'none') setDottedPath(body, options.thinkingParam, request.thinking.enabled, options.modelName);
   if (request.thinking.enabled && request.thinking.effort !== undefined) body['reasoning_effort'] = request.thinking.effort;
   body['stream'] = stream;
   if (stream) body['stream_options'] = { include_usage: true };
@@ -104,10 +104,10 @@ function toOpenAiPart(part: ContentPart): Record<string, unknown> {
 const unsafeKeys = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Sets `a.b.c` in a JSON body, creating the objects on the way (the engine's thinking switch). */
-function setDottedPath(body: Record<string, unknown>, path: string, value: unknown): void {
+function setDottedPath(body: Record<string, unknown>, path: string, value: unknown, modelName: string): void {
   const keys = path.split('.');
   if (keys.some((key) => key === '' || unsafeKeys.has(key))) {
-    throw new ApiError('1221', `The model's thinkingParam '${path}' is not a dotted path of body fields; fix it in the config file.`);
+    throw new EngineFailure('misconfigured', modelName, `The model's thinkingParam '${path}' is not a dotted path of body fields; fix it in the config file.`);
   }
   let target = body;
   for (const key of keys.slice(0, -1)) {

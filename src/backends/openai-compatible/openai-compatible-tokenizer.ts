@@ -1,6 +1,6 @@
 import type { TokenCounter } from '../../core/chat/chat-model.ts';
 import type { ChatRequest, ContentPart } from '../../core/chat/chat-types.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { engineErrorMessage } from './engine-http-error.ts';
 import { postJson, type EngineConnection } from './engine-request.ts';
 import { LlamaServerTokenizer, zeroTokens } from './llama-server-tokenizer.ts';
@@ -46,8 +46,9 @@ export class OpenAiCompatibleTokenizer implements TokenCounter {
       case 'llama.cpp':
         return this.#llamaServer.count(chatBody, request.signal, request.onMediaCounted);
       case 'sglang':
-        throw new ApiError(
-          '1221',
+        throw new EngineFailure(
+          'misconfigured',
+          this.#engine.modelName,
           `Model '${this.#engine.modelName}' runs on SGLang, whose /tokenize counts text, not chats; configure tokenizerPath (the model's tokenizer.json, with its chat template) for this model to count tokens.`,
         );
       case 'vllm':
@@ -117,15 +118,18 @@ export class OpenAiCompatibleTokenizer implements TokenCounter {
         signal,
         httpError: (status, text) => {
           if (status === 404 || status === 405) {
-            return new ApiError(
-              '1221',
+            return new EngineFailure(
+              'misconfigured',
+              this.#engine.modelName,
               `The engine for model '${this.#engine.modelName}' has no /tokenize endpoint (HTTP ${status}); configure tokenizerPath for this model to count tokens.`,
+              { engineStatus: status },
             );
           }
           // Only the first count finds the kind out: a refusal of the chat form there is the engine's, not the caller's.
           if (!known && (status === 400 || status === 422)) {
-            return new ApiError(
-              '1221',
+            return new EngineFailure(
+              'misconfigured',
+              this.#engine.modelName,
               `The engine for model '${this.#engine.modelName}' refused the chat form of /tokenize (HTTP ${status}: ${engineErrorMessage(text)}): it is neither vLLM nor llama.cpp's server (SGLang's /tokenize counts text only); set 'engine' in the model's config, or configure tokenizerPath.`,
             );
           }
@@ -136,7 +140,13 @@ export class OpenAiCompatibleTokenizer implements TokenCounter {
     const count = answer?.['count'];
     const tokens = answer?.['tokens'];
     const counted = typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : Array.isArray(tokens) ? tokens.length : undefined;
-    if (counted === undefined) throw new ApiError('500', `The engine for model '${this.#engine.modelName}' answered /tokenize without a count or tokens.`);
+    if (counted === undefined) {
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The engine for model '${this.#engine.modelName}' answered /tokenize without a count or tokens.`,
+      );
+    }
     if (counted > 0) return counted;
     if (!known) return undefined;
     throw zeroTokens(this.#engine.modelName, '/tokenize');

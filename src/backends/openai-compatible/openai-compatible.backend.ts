@@ -1,6 +1,6 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiCompatibleSettings } from './openai-compatible-settings.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { ChatCompletionsEngine } from './chat-completions-engine.ts';
 import { engineHttpError } from './engine-http-error.ts';
 import { probeModelList } from '../engine-http/probe-engine.ts';
@@ -17,8 +17,9 @@ export const defaultEngineTimeoutMs = 600_000;
  */
 export const createOpenAiCompatibleBackend: BackendFactory<OpenAiCompatibleSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
-    throw new ApiError(
-      '1221',
+    throw new EngineFailure(
+      'misconfigured',
+      modelName,
       `Model '${modelName}' uses backend openai-compatible but has no baseUrl; add one to its config entry, for example baseUrl: http://gpu-host:8000/v1.`,
     );
   }

@@ -1,4 +1,5 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { flaggedWithoutLevel } from '../../core/errors/content-filter.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { GeneratedImage, GeneratedImages, ImageGenerator, ImageRequest } from '../../core/media/image-generator.ts';
 import { engineErrorMessage, engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
@@ -42,7 +43,7 @@ export class OpenAiImageGenerator implements ImageGenerator {
     try {
       answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });
     } catch (error) {
-      if (!(error instanceof ApiError && error.code === '1214' && /response_format/.test(error.message))) throw error;
+      if (!(error instanceof EngineFailure && error.kind === 'rejected-input' && /response_format/.test(error.message))) throw error;
       delete body['response_format'];
       answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });
     }
@@ -50,7 +51,8 @@ export class OpenAiImageGenerator implements ImageGenerator {
     const images: GeneratedImage[] = [];
     for (const item of items) images.push(await this.#imageOf(asRecord(item), request.signal));
     if (images.length === 0) {
-      throw new ApiError('500', `The engine for model '${this.#engine.modelName}' answered without an image (no data[].b64_json or data[].url).`);
+      const model = this.#engine.modelName;
+      throw new EngineFailure('bad-answer', model, `The engine for model '${model}' answered without an image (no data[].b64_json or data[].url).`);
     }
     return { images, contentFilter: undefined };
   }
@@ -61,19 +63,30 @@ export class OpenAiImageGenerator implements ImageGenerator {
     let bytes: Uint8Array;
     if (base64 !== undefined) bytes = Buffer.from(base64, 'base64');
     else if (url !== undefined) bytes = (await this.#download.download(url, maxEngineImageBytes, signal)).bytes;
-    else throw new ApiError('500', `The engine for model '${this.#engine.modelName}' answered an image with neither b64_json nor url.`);
+    else
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The engine for model '${this.#engine.modelName}' answered an image with neither b64_json nor url.`,
+      );
     const contentType = imageTypeOf(bytes);
     if (contentType === undefined) {
-      throw new ApiError('500', `The engine for model '${this.#engine.modelName}' answered bytes that are not a PNG, JPEG, WebP or GIF image.`);
+      const model = this.#engine.modelName;
+      throw new EngineFailure('bad-answer', model, `The engine for model '${model}' answered bytes that are not a PNG, JPEG, WebP or GIF image.`);
     }
     return { bytes, contentType };
   }
 }
 
-/** The OpenAI-compatible error reading, plus the safety refusal, which is the platform's 1301. */
-function imageHttpError(model: string, status: number, bodyText: string): ApiError {
+/** The OpenAI-compatible error reading, plus the safety refusal: the caller's prompt was flagged. */
+function imageHttpError(model: string, status: number, bodyText: string): EngineFailure {
   if (status === 400 && contentPolicyPattern.test(bodyText)) {
-    return new ApiError('1301', `The engine for model '${model}' refused the prompt: ${engineErrorMessage(bodyText)}`);
+    const engineMessage = engineErrorMessage(bodyText);
+    return new EngineFailure('content-filtered', model, `The engine for model '${model}' refused the prompt: ${engineMessage}`, {
+      engineStatus: status,
+      engineMessage,
+      contentFilter: flaggedWithoutLevel('user'),
+    });
   }
   return engineHttpError(model, status, bodyText);
 }

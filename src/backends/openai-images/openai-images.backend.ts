@@ -1,6 +1,6 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiImagesSettings } from './openai-images-settings.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { defaultImageTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
@@ -10,8 +10,9 @@ import { probeModelList } from '../engine-http/probe-engine.ts';
 /** An OpenAI-compatible image generation server: `POST {baseUrl}/images/generations`. */
 export const createOpenAiImagesBackend: BackendFactory<OpenAiImagesSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
-    throw new ApiError(
-      '1221',
+    throw new EngineFailure(
+      'misconfigured',
+      modelName,
       `Model '${modelName}' uses backend openai-images but has no baseUrl; add one to its config entry, for example baseUrl: http://gpu-host:8000/v1.`,
     );
   }

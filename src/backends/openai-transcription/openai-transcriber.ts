@@ -1,5 +1,5 @@
 import { FormData } from 'undici';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
@@ -28,7 +28,11 @@ export class OpenAiTranscriber implements Transcriber {
     const answer = await postJson(this.#engine, { url: this.#url, body: this.#form(request), signal: request.signal });
     const text = asString(asRecord(answer)?.['text']);
     if (text === undefined) {
-      throw new ApiError('500', `The engine for model '${this.#engine.modelName}' answered without a transcript (no 'text' field).`);
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The engine for model '${this.#engine.modelName}' answered without a transcript (no 'text' field).`,
+      );
     }
     return { text };
   }

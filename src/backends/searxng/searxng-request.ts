@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { engineUnreachable } from '../../core/chat/engine-errors.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure, type EngineFailureKind } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { readCappedBody } from '../engine-http/read-capped-body.ts';
 import { engineErrorMessage } from '../openai-compatible/engine-http-error.ts';
@@ -39,18 +39,18 @@ export async function getSearchJson(connection: SearxngConnection, parameters: U
     if (signal.aborted) throw signal.reason;
     if (error instanceof AnswerOverCapError) throw answerOverCap(connection.modelName, error);
     const detail = timeout.aborted ? `no answer within ${connection.timeoutMs} ms (timeoutMs)` : innermostMessage(error);
-    throw engineUnreachable(connection.modelName, detail);
+    throw engineUnreachable(connection.modelName, detail, timeout.aborted ? 'timeout' : 'unreachable', error);
   }
   const said = `The SearXNG instance for '${connection.modelName}' answered HTTP ${status}`;
-  if (status === 403) {
-    throw new ApiError('500', `${said}: it does not serve JSON. Add json to search.formats in its settings.yml.`);
-  }
-  if (status === 429) throw new ApiError('1305', `${said} (its rate limiter). Try again later.`);
-  if (status < 200 || status > 299) throw new ApiError('500', `${said}: ${engineErrorMessage(text) || 'no message'}`);
+  const fail = (kind: EngineFailureKind, message: string) => new EngineFailure(kind, connection.modelName, message, { engineStatus: status });
+  // SearXNG answers 403 when its settings do not list the JSON format.
+  if (status === 403) throw fail('engine-error', `${said}: it does not serve JSON. Add json to search.formats in its settings.yml.`);
+  if (status === 429) throw fail('overloaded', `${said} (its rate limiter). Try again later.`);
+  if (status < 200 || status > 299) throw fail('engine-error', `${said}: ${engineErrorMessage(text) || 'no message'}`);
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError('500', `${said} with a body that is not JSON: ${text.slice(0, 200)}`);
+    throw new EngineFailure('bad-answer', connection.modelName, `${said} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { SearchResult } from '../../core/web/web-searcher.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { iconOf, mediaOf, publishDateOf, referOf } from '../local-index/search-result-fields.ts';
 import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
 
@@ -16,7 +16,7 @@ export interface SearxngHit {
 export function readSearxngHits(answer: unknown, modelName: string): SearxngHit[] {
   const results = asRecord(answer)?.['results'];
   if (!Array.isArray(results)) {
-    throw new ApiError('500', `The SearXNG instance for '${modelName}' answered without a results array.`);
+    throw new EngineFailure('bad-answer', modelName, `The SearXNG instance for '${modelName}' answered without a results array.`);
   }
   const hits: SearxngHit[] = [];
   for (const item of asArray(results)) {

@@ -1,6 +1,6 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { SearxngSettings } from './searxng-settings.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';
 import { SearxngSearcher } from './searxng-searcher.ts';
 import { probeSearxng } from './searxng-probe.ts';
@@ -11,8 +11,9 @@ const defaultSearxngTimeoutMs = 20_000;
 /** Web search through a SearXNG instance (`baseUrl`, its JSON format enabled). */
 export const createSearxngBackend: BackendFactory<SearxngSettings> = ({ modelName, entry }) => {
   if (entry.baseUrl === undefined) {
-    throw new ApiError(
-      '1221',
+    throw new EngineFailure(
+      'misconfigured',
+      modelName,
       `Search engine '${modelName}' uses backend searxng but has no baseUrl; add the instance's address, for example baseUrl: http://searxng:8080.`,
     );
   }

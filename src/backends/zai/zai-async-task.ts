@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { getJson, postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { asRecord, asString, pathOf, type WireRecord } from '../openai-compatible/wire-reading.ts';
 
@@ -23,14 +23,19 @@ export class ZaiAsyncTask {
   async run(path: string, body: unknown, signal: AbortSignal): Promise<WireRecord> {
     const submitted = asRecord(await postJson(this.#engine, { url: `${this.#baseUrl}${path}`, body, signal }));
     const id = asString(submitted?.['id']);
-    if (id === undefined) throw new ApiError('500', `The upstream platform answered ${path} for model '${this.#engine.modelName}' without a task id.`);
+    if (id === undefined)
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The upstream platform answered ${path} for model '${this.#engine.modelName}' without a task id.`,
+      );
     for (;;) {
       const answer = await this.#result(id, signal);
       const status = asString(answer['task_status']);
       if (status === 'SUCCESS') return answer;
       if (status === 'FAIL') {
         const reason = asString(pathOf(answer, 'error', 'message')) ?? asString(answer['message']) ?? 'no reason given';
-        throw new ApiError('500', `The upstream platform's task for model '${this.#engine.modelName}' failed: ${reason}`);
+        throw new EngineFailure('engine-error', this.#engine.modelName, `The upstream platform's task for model '${this.#engine.modelName}' failed: ${reason}`);
       }
       await sleep(this.#pollIntervalMs, undefined, { signal });
     }
@@ -40,8 +45,9 @@ export class ZaiAsyncTask {
   async #result(id: string, signal: AbortSignal): Promise<WireRecord> {
     const record = asRecord(await getJson(this.#engine, { url: `${this.#baseUrl}/async-result/${encodeURIComponent(id)}`, signal }));
     if (record === undefined)
-      throw new ApiError(
-        '500',
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
         `The upstream platform answered GET /async-result for model '${this.#engine.modelName}' with something that is not a JSON object.`,
       );
     return record;

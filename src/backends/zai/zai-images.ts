@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { ContentFilterVerdict, GeneratedImage, GeneratedImages, ImageGenerator, ImageRequest } from '../../core/media/image-generator.ts';
 import { runWithDeadline } from '../../core/media/run-with-deadline.ts';
 import { maxEngineImageBytes, type EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
@@ -32,7 +32,11 @@ export class ZaiImageGenerator implements ImageGenerator {
   generate(request: ImageRequest): Promise<GeneratedImages> {
     const model = this.#engine.modelName;
     const timeoutError = () =>
-      new ApiError('1234', `The upstream platform did not finish the image of model '${model}' within ${this.#engine.timeoutMs / 1000} s (timeoutMs).`);
+      new EngineFailure(
+        'timeout',
+        model,
+        `The upstream platform did not finish the image of model '${model}' within ${this.#engine.timeoutMs / 1000} s (timeoutMs).`,
+      );
     return runWithDeadline(request.signal, this.#engine.timeoutMs, timeoutError, async (signal) => {
       const body = { model: this.#upstreamModel, prompt: request.prompt, size: `${request.width}x${request.height}`, quality: request.quality };
       let urls: (string | undefined)[];
@@ -51,10 +55,11 @@ export class ZaiImageGenerator implements ImageGenerator {
         const { bytes } = await this.#download.download(url, maxEngineImageBytes, signal);
         const contentType = imageTypeOf(bytes);
         if (contentType === undefined)
-          throw new ApiError('500', `The upstream platform's image ${url} for model '${model}' is not a PNG, JPEG, WebP or GIF image.`);
+          throw new EngineFailure('bad-answer', model, `The upstream platform's image ${url} for model '${model}' is not a PNG, JPEG, WebP or GIF image.`);
         images.push({ bytes, contentType });
       }
-      if (images.length === 0) throw new ApiError('500', `The upstream platform answered the image request for model '${model}' without an image URL.`);
+      if (images.length === 0)
+        throw new EngineFailure('bad-answer', model, `The upstream platform answered the image request for model '${model}' without an image URL.`);
       return { images, contentFilter };
     });
   }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import {
   layoutLabels,
   type LayoutElement,
@@ -41,7 +41,11 @@ export class ZaiLayoutParser implements LayoutParser {
     const answer = asRecord(await postJson(this.#engine, { url: this.#url, body, signal: request.signal }));
     const details = answer?.['layout_details'];
     if (answer === undefined || !Array.isArray(details)) {
-      throw new ApiError('500', `The upstream platform answered /layout_parsing for '${this.#engine.modelName}' without layout_details.`);
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The upstream platform answered /layout_parsing for '${this.#engine.modelName}' without layout_details.`,
+      );
     }
     const sizes = asArray(asRecord(answer['data_info'])?.['pages']).map((page) => asRecord(page) ?? {});
     const visualizations = asArray(answer['layout_visualization']).map((url) => asString(url));

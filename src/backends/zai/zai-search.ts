@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { SearchIntent, SearchQuery, SearchResponse, SearchResult, WebSearcher } from '../../core/web/web-searcher.ts';
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { asArray, asRecord, asString, type WireRecord } from '../openai-compatible/wire-reading.ts';
@@ -32,7 +32,11 @@ export class ZaiSearch implements WebSearcher {
     if (query.domainFilter !== undefined) body['search_domain_filter'] = query.domainFilter;
     const answer = asRecord(await postJson(this.#engine, { url: this.#url, body, signal: query.signal }));
     if (answer === undefined || !Array.isArray(answer['search_result'])) {
-      throw new ApiError('500', `The upstream platform answered /web_search for '${this.#engine.modelName}' without a search_result array.`);
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The upstream platform answered /web_search for '${this.#engine.modelName}' without a search_result array.`,
+      );
     }
     return {
       results: asArray(answer['search_result']).map((item) => readResult(asRecord(item) ?? {})),

@@ -1,5 +1,5 @@
 import type { TokenCounter } from '../../core/chat/chat-model.ts';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { toOpenAiMessages, toOpenAiTools } from '../openai-compatible/openai-chat-body.ts';
 import { asCount, pathOf } from '../openai-compatible/wire-reading.ts';
@@ -22,12 +22,20 @@ export class ZaiTokenizer implements TokenCounter {
     const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal });
     const count = pathOf(answer, 'usage', 'prompt_tokens');
     if (typeof count !== 'number') {
-      throw new ApiError('500', `The upstream platform answered /tokenizer for model '${this.#engine.modelName}' without usage.prompt_tokens.`);
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The upstream platform answered /tokenizer for model '${this.#engine.modelName}' without usage.prompt_tokens.`,
+      );
     }
     const counted = asCount(count);
     // A rendered chat always has tokens (its role markers at least): 0 is the upstream failing, never a count.
     if (counted === 0)
-      throw new ApiError('500', `The upstream platform counted 0 tokens for a non-empty prompt of model '${this.#engine.modelName}' at /tokenizer.`);
+      throw new EngineFailure(
+        'bad-answer',
+        this.#engine.modelName,
+        `The upstream platform counted 0 tokens for a non-empty prompt of model '${this.#engine.modelName}' at /tokenizer.`,
+      );
     // The upstream counts images and videos into prompt_tokens and reports them apart.
     request.onMediaCounted?.({
       image: countOrUndefined(pathOf(answer, 'usage', 'image_tokens')),

@@ -1,5 +1,5 @@
 import type { FormData } from 'undici';
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
 import { postForEvents, postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
 import { audioForm } from '../openai-transcription/openai-transcriber.ts';
@@ -54,7 +54,11 @@ export class ZaiTranscriber implements Transcriber {
     return form;
   }
 
-  #malformed(what: string): ApiError {
-    return new ApiError('500', `The upstream platform answered /audio/transcriptions for '${this.#engine.modelName}' ${what}.`);
+  #malformed(what: string): EngineFailure {
+    return new EngineFailure(
+      'bad-answer',
+      this.#engine.modelName,
+      `The upstream platform answered /audio/transcriptions for '${this.#engine.modelName}' ${what}.`,
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors/api-error.ts';
+import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { runWithDeadline } from '../../core/media/run-with-deadline.ts';
 import type { GeneratedVideo, VideoGenerator, VideoRequest } from '../../core/media/video-generator.ts';
 import { maxEngineImageBytes, maxEngineVideoBytes, type EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
@@ -29,16 +29,17 @@ export class ZaiVideoGenerator implements VideoGenerator {
   generate(request: VideoRequest): Promise<GeneratedVideo> {
     const model = this.#modelName;
     const timeoutError = () =>
-      new ApiError('1234', `The upstream platform did not finish the video of model '${model}' within ${this.#timeoutMs / 1000} s (timeoutMs).`);
+      new EngineFailure('timeout', model, `The upstream platform did not finish the video of model '${model}' within ${this.#timeoutMs / 1000} s (timeoutMs).`);
     return runWithDeadline(request.signal, this.#timeoutMs, timeoutError, async (signal) => {
       const answer = await this.#tasks.run('/videos/generations', this.#body(request), signal);
       const result = asRecord(asArray(answer['video_result'])[0]);
       const url = asString(result?.['url']);
-      if (url === undefined) throw new ApiError('500', `The upstream platform finished the video of model '${model}' without video_result[0].url.`);
+      if (url === undefined)
+        throw new EngineFailure('bad-answer', model, `The upstream platform finished the video of model '${model}' without video_result[0].url.`);
       const { bytes } = await this.#download.download(url, maxEngineVideoBytes, signal);
       const contentType = videoTypeOf(bytes);
       if (contentType === undefined)
-        throw new ApiError('500', `The upstream platform's video ${url} for model '${model}' is not an MP4, QuickTime or WebM file.`);
+        throw new EngineFailure('bad-answer', model, `The upstream platform's video ${url} for model '${model}' is not an MP4, QuickTime or WebM file.`);
       const coverUrl = asString(result?.['cover_image_url']);
       if (coverUrl === undefined || coverUrl === '') return { bytes, contentType };
       const cover = (await this.#download.download(coverUrl, maxEngineImageBytes, signal)).bytes;

@@ -1,7 +1,10 @@
-import { ApiError } from '../errors/api-error.ts';
+import { EngineFailure } from '../errors/engine-failure.ts';
 import type { ChatUsage } from './chat-types.ts';
 
-/** The connection to an engine broke or could not be made; mid-stream it ends the answer with `network_error`. */
+/**
+ * The connection to an engine broke while its answer streamed: it ends the answer with
+ * `network_error`. Part of the answer went out already, so no other engine can take the call over.
+ */
 export class EngineConnectionError extends Error {
   /**
    * The last usage the engine reported before its stream broke (an engine that reports usage on
@@ -24,7 +27,7 @@ export class EngineConnectionError extends Error {
   }
 }
 
-/** How an engine connection failure reads to a client before the first byte of the answer. */
-export function engineUnreachable(model: string, detail: string): ApiError {
-  return new ApiError('1234', `The engine for model '${model}' could not be reached: ${detail}.`);
+/** An engine connection failure before the first byte of the answer: `timeout` when the deadline passed first. */
+export function engineUnreachable(model: string, detail: string, kind: 'unreachable' | 'timeout' = 'unreachable', cause?: unknown): EngineFailure {
+  return new EngineFailure(kind, model, `The engine for model '${model}' could not be reached: ${detail}.`, { cause });
 }

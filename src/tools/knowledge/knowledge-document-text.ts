@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import { invalidField } from '../../core/errors/api-error.ts';
 import { pdfUnreadable } from '../pdf/pdf-unreadable-error.ts';
-import { HtmlExtractor, type ContentOptions } from '../reader/html-extractor.ts';
+import { extractHtmlArticle } from '../reader/html-article.ts';
 import { readPdfText } from '../reader/pdf-text.ts';
 
 /** Reads the text of a scanned PDF (the layout parser's OCR); absent: scans are refused. */
@@ -13,15 +13,6 @@ export const maxKnowledgePdfBytes = 50 * 1024 * 1024;
 export const maxKnowledgeTextBytes = 10 * 1024 * 1024;
 /** Text one knowledge file may hold, in characters (about 3,300 passages of the default size). */
 export const maxKnowledgeCharacters = 1_000_000;
-
-const htmlOptions: ContentOptions = {
-  returnFormat: 'text',
-  retainImages: false,
-  noGfm: false,
-  keepImgDataUrl: false,
-  withImagesSummary: false,
-  withLinksSummary: false,
-};
 
 const htmlExtensions = new Set(['.html', '.htm', '.xhtml']);
 /** Office documents: zip containers this platform has no maintained library to read. */
@@ -69,11 +60,15 @@ function decodeText(bytes: Buffer, maxBytes: number, kind: string): string {
 }
 
 function htmlText(html: string): string {
-  const extraction = new HtmlExtractor().extract(html, 'https://knowledge.invalid/', htmlOptions);
-  if (extraction.kind === 'too-deep') throw invalidField('file', `nests HTML elements more than ${extraction.maxDepth} levels deep`);
-  if (extraction.kind !== 'page') throw invalidField('file', 'has no readable text in its HTML');
-  const { title, content } = extraction.page;
-  return title !== '' && !content.startsWith(title) ? `${title}\n\n${content}` : content;
+  let article: ReturnType<typeof extractHtmlArticle>;
+  try {
+    article = extractHtmlArticle(html, 'https://knowledge.invalid/');
+  } catch (error) {
+    // Its one refusal: elements nested deeper than the reader takes apart.
+    throw invalidField('file', error instanceof Error ? error.message : String(error));
+  }
+  if (article === undefined) throw invalidField('file', 'has no readable text in its HTML');
+  return article.title !== '' && !article.text.startsWith(article.title) ? `${article.title}\n\n${article.text}` : article.text;
 }
 
 async function pdfText(bytes: Buffer, readScan: ScanReader | undefined, signal: AbortSignal): Promise<string> {
