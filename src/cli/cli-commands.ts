@@ -20,6 +20,15 @@ export interface CliCommand {
   readonly run: (args: readonly string[], flags: CommandFlags) => Promise<number>;
 }
 
+/**
+ * Runs a long-lived command (serve, worker) traced when the environment asks for it: the SDK starts
+ * before the command's modules load, so the database and Redis clients are instrumented, and it
+ * sends its last spans once the command has closed everything.
+ */
+async function traced(command: () => Promise<number>): Promise<number> {
+  return (await import('../platform/telemetry/start-telemetry.ts')).withTelemetry(process.env, command);
+}
+
 const config = 'the config file (default: MODEL_PLATFORM_CONFIG)';
 const storage = { config } as const;
 
@@ -36,7 +45,7 @@ export const cliCommands: readonly CliCommand[] = [
     },
     summary: 'start the HTTP server (and task workers, unless --no-workers)',
     details: 'SIGINT or SIGTERM stops taking connections, lets requests in flight finish, then exits.',
-    run: async (_args, flags) => (await import('./serve.command.ts')).runServe(flags),
+    run: (_args, flags) => traced(async () => (await import('./serve.command.ts')).runServe(flags)),
   },
   {
     words: ['worker'],
@@ -45,7 +54,7 @@ export const cliCommands: readonly CliCommand[] = [
     options: { config, port: 'serve /healthz, /readyz and /metrics on port N (none without it)', host: 'the address of --port (default: HOST, else 0.0.0.0)' },
     summary: 'run task workers only, to scale them apart from serve',
     details: 'Workers share the database with the API nodes (and REDIS_URL for BullMQ). SIGINT or SIGTERM hands running tasks back to the queue.',
-    run: async (_args, flags) => (await import('./worker.command.ts')).runWorker(flags),
+    run: (_args, flags) => traced(async () => (await import('./worker.command.ts')).runWorker(flags)),
   },
   {
     words: ['migrate'],

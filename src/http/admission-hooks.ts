@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { Admission, AdmissionTicket, CallCharge } from '../core/limits/admission.ts';
+import type { AdmittedKey, Admission, AdmissionTicket, CallCharge } from '../core/limits/admission.ts';
+import { inSpan, platformTracer } from '../core/telemetry/tracing.ts';
 import type { App } from './app-types.ts';
 import { routeOf } from './route-of.ts';
 
@@ -98,7 +99,7 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
     // call check (an invalid body, a model the key may not use, no credit). `late` routes and
     // routes without a model are refused here, before the body.
     const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof ruleOf(request).model === 'function';
-    if (!countedByCall) await admission.admitRequest(key);
+    if (!countedByCall) await admitRequest(admission, key);
   });
 
   app.addHook('preHandler', async (request, reply) => {
@@ -112,7 +113,7 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
       request.admitLateCall = async (model) => {
         if (admitted) throw new Error('a call is admitted once');
         admitted = true;
-        const ticket = await admission.admitCall(key, model, rule.charge, false);
+        const ticket = await admitCall(admission, key, model, rule.charge, false);
         if (ticket !== undefined) finishWithResponse(request, reply, ticket);
       };
       return;
@@ -120,10 +121,10 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
     const model = rule.model(request.body as Record<string, unknown>);
     // No model named (the route's schema lets it be absent): the request's rate is counted alone.
     if (model === undefined) {
-      await admission.admitRequest(key);
+      await admitRequest(admission, key);
       return;
     }
-    const ticket = await admission.admitCall(key, model, rule.charge, true);
+    const ticket = await admitCall(admission, key, model, rule.charge, true);
     if (ticket !== undefined) finishWithResponse(request, reply, ticket);
   });
   return routes;
@@ -137,6 +138,22 @@ export async function admitLateCall(request: FastifyRequest, model: string): Pro
   if (request.apiKey?.policy === undefined) return;
   if (request.admitLateCall === undefined) throw new Error(`route ${request.routeOptions.url ?? ''} does not declare a 'late' model in its admission config`);
   await request.admitLateCall(model);
+}
+
+/** The key's rate limit, in an `admission` span while tracing is on (the limiter's Redis calls are its children). */
+function admitRequest(admission: Admission, key: AdmittedKey): Promise<void> {
+  if (platformTracer() === undefined) return admission.admitRequest(key);
+  return inSpan('admission', () => admission.admitRequest(key), { 'model_platform.admission': 'rate', 'model_platform.key_id': key.id });
+}
+
+/** A model call's admission (models, credit, quotas, concurrency), in an `admission` span while tracing is on. */
+function admitCall(admission: Admission, key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): Promise<AdmissionTicket | undefined> {
+  if (platformTracer() === undefined) return admission.admitCall(key, model, charge, countRate);
+  return inSpan('admission', () => admission.admitCall(key, model, charge, countRate), {
+    'model_platform.admission': 'call',
+    'model_platform.key_id': key.id,
+    'gen_ai.request.model': model,
+  });
 }
 
 function ruleOf(request: FastifyRequest): RouteAdmission {

@@ -14,6 +14,7 @@ import { installRequestMetrics } from './request-metrics.ts';
 import { installResponseEnd } from './response-end.ts';
 import { generateRequestId } from './request-id.ts';
 import { installRequestLogLine, RequestLineLogController } from './request-log-line.ts';
+import { installRequestTracing } from './request-tracing.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
@@ -64,6 +65,8 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   app.decorateRequest('routeOptionsRead', undefined);
   // First of the onRequest hooks, so requests that authentication or limits refuse are counted too.
   installResponseEnd(app);
+  // Next, so the request's span covers authentication and admission, and its context is current in every later hook.
+  installRequestTracing(app);
   installRequestLogLine(app);
   installRequestMetrics(app, deps.metrics);
   app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator, watchShutdown(app)));

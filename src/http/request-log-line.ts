@@ -1,4 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { traceLogFields } from '../core/telemetry/tracing.ts';
 import type { App } from './app-types.ts';
 import { levelEnabled } from './request-logger.ts';
 import { clientClosedStatus } from './request-metrics.ts';
@@ -58,6 +59,8 @@ function writeLine(app: App, request: FastifyRequest, reply: FastifyReply, compl
   if (model !== undefined) fields['model'] = model;
   if (request.apiKey !== undefined) fields['key_id'] = request.apiKey.id;
   if (request.errorCode !== undefined) fields['code'] = request.errorCode;
+  // Written when the response ends, outside the request's context: its trace is named here.
+  if (request.traceContext !== undefined) Object.assign(fields, traceLogFields(request.traceContext));
   app.log.info(fields, complete ? 'request completed' : 'client closed the connection');
 }
 

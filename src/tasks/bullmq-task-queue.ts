@@ -6,9 +6,12 @@ import { ConcurrencySlots } from './concurrency-slots.ts';
 import type { TaskLog, TaskTuning } from './task-workers.ts';
 import type { TaskQueue, TaskQueueOptions } from './task-queue.ts';
 import type { TaskRunner } from './task-runner.ts';
+import type { TaskTraces } from './task-traces.ts';
 
 interface TaskJob {
   readonly id: string;
+  /** The submission's W3C traceparent, while tracing is on. */
+  readonly traceparent?: string;
 }
 
 /**
@@ -27,6 +30,7 @@ export class BullmqTaskQueue implements TaskQueue {
   readonly #tuning: TaskTuning;
   readonly #workerId: string;
   readonly #log: TaskLog;
+  readonly #traces: TaskTraces | undefined;
   readonly #slots = new ConcurrencySlots();
   readonly #shutdown = new AbortController();
   #closed = false;
@@ -45,6 +49,7 @@ export class BullmqTaskQueue implements TaskQueue {
     this.#tuning = options.tuning;
     this.#workerId = options.workerId;
     this.#log = options.log;
+    this.#traces = options.traces;
   }
 
   async dispatch(task: QueuedTask): Promise<void> {
@@ -52,7 +57,9 @@ export class BullmqTaskQueue implements TaskQueue {
     if (this.#closed) return;
     try {
       // The job id names the attempt: adding a job that Redis still holds is a no-op.
-      await this.#queue(task.kind).add('run', { id: task.id } satisfies TaskJob, {
+      const traceparent = this.#traces?.traceparentOf(task.id);
+      const job: TaskJob = traceparent === undefined ? { id: task.id } : { id: task.id, traceparent };
+      await this.#queue(task.kind).add('run', job, {
         jobId: `${task.id}-${task.attempts}`,
         delay: Math.max(0, task.runAfter - Date.now()),
         removeOnComplete: true,
@@ -103,7 +110,7 @@ export class BullmqTaskQueue implements TaskQueue {
         const claimed = await this.#repository.claim(task.id, this.#workerId, now + this.#tuning.leaseMs, now, this.#tuning.maxAttempts);
         // Not claimable: another worker has it, it is not due yet, or it ended. Its row says what happens next.
         if (claimed === undefined) return;
-        const outcome = await this.#runner.run(claimed, this.#shutdown.signal);
+        const outcome = await this.#runner.run(claimed, this.#shutdown.signal, job.data.traceparent);
         if (outcome.kind === 'retry' || outcome.kind === 'released') {
           const next = await this.#repository.find(claimed.id);
           if (next !== undefined && next.state === 'queued') await this.dispatch(next);

@@ -8,6 +8,7 @@ import { defaultTaskTuning, type TaskWorkers, type TaskWorkersOptions } from './
 import { generateTaskId } from './task-id.ts';
 import type { TaskQueue } from './task-queue.ts';
 import { TaskRunner } from './task-runner.ts';
+import { TaskTraces } from './task-traces.ts';
 
 /**
  * The task engine (DESIGN "Async tasks"): durable rows in the database, dispatched by the embedded
@@ -25,8 +26,9 @@ export function createTaskService(options: TaskWorkersOptions): TaskWorkers {
   const repository = new TaskRepository(options.database);
   // Unique per process and start, so a restarted process never mistakes an old lease for its own.
   const workerId = `${process.pid}-${randomBytes(6).toString('hex')}`;
-  const runner = new TaskRunner(repository, handlers, tuning, workerId, log, options.onTaskFinished);
-  const queueOptions = { repository, runner, handlers, concurrency: options.concurrency ?? 4, tuning, workerId, log };
+  const traces = new TaskTraces();
+  const runner = new TaskRunner(repository, handlers, tuning, workerId, log, options.onTaskFinished, traces);
+  const queueOptions = { repository, runner, handlers, concurrency: options.concurrency ?? 4, tuning, workerId, log, traces };
   const queue: TaskQueue =
     options.redisUrl === undefined ? new EmbeddedTaskQueue(queueOptions) : new BullmqTaskQueue({ ...queueOptions, redisUrl: options.redisUrl });
   let closed = false;
@@ -35,16 +37,18 @@ export function createTaskService(options: TaskWorkersOptions): TaskWorkers {
     mode: options.redisUrl === undefined ? 'embedded' : 'bullmq',
     async submit(submission) {
       const now = Date.now();
-      const task = await repository.insert({
-        id: generateTaskId(now),
-        kind: submission.kind,
-        ownerKeyId: submission.ownerKeyId,
-        model: submission.model,
-        requestId: submission.requestId,
-        request: submission.request,
-        createdAt: now,
-        deadlineAt: now + (submission.timeoutMs ?? defaultTaskTimeoutMs(submission.kind)),
-      });
+      const task = await traces.submit(submission.kind, () =>
+        repository.insert({
+          id: generateTaskId(now),
+          kind: submission.kind,
+          ownerKeyId: submission.ownerKeyId,
+          model: submission.model,
+          requestId: submission.requestId,
+          request: submission.request,
+          createdAt: now,
+          deadlineAt: now + (submission.timeoutMs ?? defaultTaskTimeoutMs(submission.kind)),
+        }),
+      );
       await queue.dispatch(task);
       return toRecord(task);
     },

@@ -2,6 +2,7 @@ import type { TaskHandler } from '../core/tasks/task.ts';
 import type { QueuedTask, TaskRepository } from '../store/task-repository.ts';
 import type { TaskLog, TaskTuning } from './task-workers.ts';
 import type { TaskRunner } from './task-runner.ts';
+import type { TaskTraces } from './task-traces.ts';
 
 /** What every queue implementation is built from. */
 export interface TaskQueueOptions {
@@ -12,6 +13,8 @@ export interface TaskQueueOptions {
   readonly tuning: TaskTuning;
   readonly workerId: string;
   readonly log: TaskLog;
+  /** Each task's trace from submission to run (BullMQ sends it with the job). */
+  readonly traces?: TaskTraces;
 }
 
 /** How tasks reach workers: the embedded poller or BullMQ. The database row is the truth for both. */

@@ -4,6 +4,7 @@ import { timedOutError, type QueuedTask, type TaskFence, type TaskRepository } f
 import type { TaskLog, TaskTuning } from './task-workers.ts';
 import { classifyFailure, retryDelayMs } from './task-failure.ts';
 import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
+import type { TaskTraces } from './task-traces.ts';
 
 /** How one run ended, for the queue: `retry` and `released` tasks need dispatching again. */
 export type RunOutcome =
@@ -36,6 +37,7 @@ export class TaskRunner {
   readonly #workerId: string;
   readonly #log: TaskLog;
   readonly #onFinished: TaskFinishedListener;
+  readonly #traces: TaskTraces | undefined;
 
   constructor(
     repository: TaskRepository,
@@ -44,6 +46,7 @@ export class TaskRunner {
     workerId: string,
     log: TaskLog,
     onFinished: TaskFinishedListener = () => undefined,
+    traces?: TaskTraces,
   ) {
     this.#repository = repository;
     this.#handlers = handlers;
@@ -51,9 +54,16 @@ export class TaskRunner {
     this.#workerId = workerId;
     this.#log = log;
     this.#onFinished = onFinished;
+    this.#traces = traces;
   }
 
-  async run(task: QueuedTask, shutdown: AbortSignal): Promise<RunOutcome> {
+  /** One attempt of `task`; `traceparent` is its submission's trace, where the queue carried it (tracing only). */
+  run(task: QueuedTask, shutdown: AbortSignal, traceparent?: string): Promise<RunOutcome> {
+    if (this.#traces === undefined) return this.#attempt(task, shutdown);
+    return this.#traces.run(task, traceparent, () => this.#attempt(task, shutdown));
+  }
+
+  async #attempt(task: QueuedTask, shutdown: AbortSignal): Promise<RunOutcome> {
     const fence: TaskFence = { id: task.id, leaseOwner: this.#workerId, attempt: task.attempts };
     const handler = this.#handlers.get(task.kind);
     if (handler === undefined) return this.#write(fence, 'release', () => this.#repository.release(fence, Date.now()), { kind: 'released' });

@@ -3,6 +3,7 @@ import { asApiError } from '../errors/engine-failure.ts';
 import { logEngineFailure } from '../logging/engine-failure-log.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Capability } from '../models/capability.ts';
+import { endEngineSpan, inEngineSpan, partsInEngineSpan, startEngineSpan, type EngineSpan } from '../telemetry/engine-span.ts';
 
 /** What the engine decorator reports: one duration per finished call, one error per failed one. */
 export interface EngineCallObserver {
@@ -17,26 +18,44 @@ export interface EngineCallObserver {
  * engine's bindings). Every engine call passes here, so no backend logs its own failures. A call
  * its caller aborted (the client left, the task deadline passed) is neither timed, counted nor
  * logged as an engine failure. Capabilities the backend lacks stay absent, so "not available"
- * answers are unchanged.
+ * answers are unchanged. While tracing is on, each call is a span (engine-span.ts) naming the
+ * model, the `deployment` that serves it and the `backendKind`.
  */
-export function instrumentBackend(backend: Backend, model: string, observer: EngineCallObserver | undefined, logger?: Logger): Backend {
-  const finished = (capability: Capability, signal: AbortSignal, started: number, error?: { readonly thrown: unknown }): void => {
+export function instrumentBackend(
+  backend: Backend,
+  model: string,
+  observer: EngineCallObserver | undefined,
+  logger?: Logger,
+  deployment?: string,
+  backendKind?: string,
+): Backend {
+  const target = { model, deployment, backend: backendKind };
+  const finished = (
+    capability: Capability,
+    signal: AbortSignal,
+    started: number,
+    engineSpan: EngineSpan | undefined,
+    error?: { readonly thrown: unknown },
+  ): void => {
+    endEngineSpan(engineSpan, signal, error);
     if (signal.aborted) return;
     const seconds = (performance.now() - started) / 1000;
     observer?.engineCall(model, capability, seconds);
     if (error === undefined) return;
     observer?.engineError(model, capability, errorCode(error.thrown));
-    if (logger !== undefined) logEngineFailure(logger, capability, error.thrown, seconds);
+    // Inside the engine span, so the line names the span of the failed call.
+    if (logger !== undefined) inEngineSpan(engineSpan, () => logEngineFailure(logger, capability, error.thrown, seconds));
   };
   const track = <Result>(capability: Capability, signal: AbortSignal, call: () => Promise<Result>): Promise<Result> => {
     const started = performance.now();
-    return call().then(
+    const engineSpan = startEngineSpan(capability, target);
+    return inEngineSpan(engineSpan, call).then(
       (result) => {
-        finished(capability, signal, started);
+        finished(capability, signal, started, engineSpan);
         return result;
       },
       (error: unknown) => {
-        finished(capability, signal, started, { thrown: error });
+        finished(capability, signal, started, engineSpan, { thrown: error });
         throw error;
       },
     );
@@ -44,14 +63,15 @@ export function instrumentBackend(backend: Backend, model: string, observer: Eng
   // A stream is timed to its end; one cut short because the client left is not.
   async function* trackStream<Part>(capability: Capability, signal: AbortSignal, parts: () => AsyncIterable<Part>): AsyncGenerator<Part> {
     const started = performance.now();
+    const engineSpan = startEngineSpan(capability, target);
     let failure: { thrown: unknown } | undefined;
     try {
-      yield* parts();
+      yield* partsInEngineSpan(engineSpan, parts);
     } catch (error) {
       failure = { thrown: error };
       throw error;
     } finally {
-      finished(capability, signal, started, failure);
+      finished(capability, signal, started, engineSpan, failure);
     }
   }
 
