@@ -12,7 +12,7 @@ import { EngineExchange } from '../../src/backends/openai-compatible/engine-exch
 import { defaultMaxResponseBytes } from '../../src/backends/openai-compatible/engine-request.ts';
 import { engineDispatcher } from '../../src/backends/engine-http/engine-dispatcher.ts';
 import { buildOpenAiChatBody, defaultThinkingParam } from '../../src/backends/openai-compatible/openai-chat-body.ts';
-import { ApiError } from '../../src/core/errors/api-error.ts';
+import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 
 const url = `${process.env['TARGET'] ?? ''}/chat/completions`;
 // The platform's own undici dispatcher (engine-dispatcher.ts), with its keep-alive settings: the
@@ -35,7 +35,7 @@ app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async
     timeoutMs: 60_000,
     answer: 'whole',
     maxResponseBytes: defaultMaxResponseBytes,
-    errorAnswer: (status) => new ApiError('500', `engine answered ${status}`),
+    errorAnswer: (status) => new EngineFailure('engine-error', chat.model, `engine answered ${status}`),
   });
   const text = await exchange.settled.finally(() => exchange.end());
   const header = { id: `chatcmpl-${request.id}`, requestId: request.id, created: Math.floor(Date.now() / 1000), model: chat.model };
