@@ -37,18 +37,23 @@ export class ChatChunkReader {
 
   read(chunk: WireRecord): ChatStreamPart[] {
     const parts: ChatStreamPart[] = [];
+    this.readInto(chunk, parts);
+    return parts;
+  }
+
+  /** Appends the chunk's parts to `parts` (a batch of several chunks' parts). */
+  readInto(chunk: WireRecord, parts: ChatStreamPart[]): void {
     if (chunk['usage'] !== undefined && chunk['usage'] !== null) this.#usage = readUsage(chunk['usage']);
     const choice = asRecord(asArray(chunk['choices'])[0]);
-    if (choice === undefined) return parts;
+    if (choice === undefined) return;
     const delta = asRecord(choice['delta']);
     const reasoning = reasoningOf(delta);
     if (reasoning !== '') parts.push({ type: 'reasoning', text: reasoning });
     const content = asString(delta?.['content']);
-    if (content !== undefined && content !== '') parts.push(...this.#splitter.push(content));
-    for (const call of asArray(delta?.['tool_calls'])) parts.push(...this.#readToolCall(asRecord(call)));
+    if (content !== undefined && content !== '') for (const piece of this.#splitter.push(content)) parts.push(piece);
+    for (const call of asArray(delta?.['tool_calls'])) for (const part of this.#readToolCall(asRecord(call))) parts.push(part);
     const finishReason = asString(choice['finish_reason']);
     if (finishReason !== undefined) this.#finishReason = finishReason;
-    return parts;
   }
 
   /** The held-back text and the closing part; call once, after the last chunk. */

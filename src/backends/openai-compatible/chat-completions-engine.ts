@@ -1,13 +1,13 @@
 import type { ChatModel } from '../../core/chat/chat-model.ts';
 import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import type { ChatRequest, ChatResult } from '../../core/chat/chat-types.ts';
-import { collectChatStream } from '../../core/chat/collect-chat-stream.ts';
+import { ChatAnswerCollector } from '../../core/chat/collect-chat-stream.ts';
 import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { ChatChunkReader } from './chat-chunk-reader.ts';
 import { readChatCompletion } from './chat-completion-reader.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
-import { answerOverCap, postForEvents, postJson, type AnswerHeaders, type EngineConnection } from './engine-request.ts';
+import { answerOverCap, openEvents, postJson, type AnswerHeaders, type EngineConnection } from './engine-request.ts';
 import { asRecord, type WireRecord } from './wire-reading.ts';
 
 /**
@@ -58,7 +58,9 @@ export class ChatCompletionsEngine implements ChatModel {
 
   async #generateFromStream(request: ChatRequest): Promise<ChatResult> {
     try {
-      return await collectChatStream(this.stream(request));
+      const answer = new ChatAnswerCollector();
+      for await (const parts of this.#partBatches(request)) for (const part of parts) answer.add(part);
+      return answer.result();
     } catch (error) {
       // Nothing reached the client yet: a connection that broke mid-answer is an engine failure like any other.
       if (error instanceof EngineConnectionError) throw new EngineFailure('interrupted', this.#engine.modelName, error.message, { cause: error });
@@ -72,33 +74,63 @@ export class ChatCompletionsEngine implements ChatModel {
   }
 
   async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+    for await (const parts of this.#partBatches(request)) for (const part of parts) yield part;
+  }
+
+  /**
+   * The parts of the engine's streamed answer, those of each read of its connection together (one
+   * read often holds several events): the stream and the whole answer put together from it wait
+   * once per read rather than once per part.
+   */
+  async *#partBatches(request: ChatRequest): AsyncGenerator<ChatStreamPart[]> {
     const body = this.#buildBody(request, true);
     const reader = new ChatChunkReader();
     let sentParts = false;
     let sawDone = false;
     let eventsWithoutProgress = 0;
     try {
-      for await (const data of postForEvents(this.#engine, { url: this.#url, body, signal: request.signal })) {
-        if (data.trim() === '[DONE]') {
-          sawDone = true;
-          break;
-        }
-        const chunk = this.#parseChunk(data);
-        const error = inBandError(chunk);
-        if (error !== undefined) throw this.#inBandError(error);
-        const parts = reader.read(chunk);
-        if (parts.length === 0) {
-          eventsWithoutProgress += 1;
-          if (eventsWithoutProgress > maxEventsWithoutProgress) {
-            throw answerOverCap(this.#engine.modelName, new AnswerOverCapError('the run of stream events without content', maxEventsWithoutProgress, 'events'));
+      const events = await openEvents(this.#engine, { url: this.#url, body, signal: request.signal });
+      try {
+        for (let batch = await events.next(); batch !== undefined && !sawDone; batch = await events.next()) {
+          const parts: ChatStreamPart[] = [];
+          try {
+            for (const data of batch) {
+              if (data.trim() === '[DONE]') {
+                sawDone = true;
+                break;
+              }
+              const chunk = this.#parseChunk(data);
+              const error = inBandError(chunk);
+              if (error !== undefined) throw this.#inBandError(error);
+              const before = parts.length;
+              reader.readInto(chunk, parts);
+              if (parts.length > before) {
+                eventsWithoutProgress = 0;
+                continue;
+              }
+              eventsWithoutProgress += 1;
+              if (eventsWithoutProgress > maxEventsWithoutProgress) {
+                throw answerOverCap(
+                  this.#engine.modelName,
+                  new AnswerOverCapError('the run of stream events without content', maxEventsWithoutProgress, 'events'),
+                );
+              }
+            }
+          } catch (error) {
+            // The parts of the events before the failing one go out first, as they would one event at a time.
+            if (parts.length > 0) {
+              sentParts = true;
+              yield parts;
+            }
+            throw error;
           }
-          continue;
-        }
-        eventsWithoutProgress = 0;
-        for (const part of parts) {
+          if (parts.length === 0) continue;
           sentParts = true;
-          yield part;
+          yield parts;
         }
+      } finally {
+        // Closes the connection of an answer left before its end (the client left, or [DONE] came before the end of the body).
+        events.close();
       }
       if (!sawDone && !reader.finished) {
         throw new EngineConnectionError(`The engine for model '${this.#engine.modelName}' ended its stream before saying why it finished.`);
@@ -112,7 +144,7 @@ export class ChatCompletionsEngine implements ChatModel {
       if (sentParts && error instanceof EngineFailure) throw error.afterAnswerStarted();
       throw error;
     }
-    yield* reader.end();
+    yield reader.end();
   }
 
   #parseChunk(data: string): WireRecord {

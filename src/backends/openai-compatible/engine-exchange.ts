@@ -92,22 +92,24 @@ export class EngineExchange {
     return this.#timedOut;
   }
 
-  /** The streamed answer's bytes, in order; throws what broke the connection. */
-  async *chunks(): AsyncGenerator<Buffer> {
-    for (;;) {
-      const chunk = this.#chunks.shift();
-      if (chunk !== undefined) {
-        if (this.#paused && this.#chunks.length === 0) {
-          this.#paused = false;
-          this.#attempt.controller?.resume();
-        }
-        yield chunk;
-        continue;
-      }
+  /**
+   * The streamed answer's bytes that arrived since the last call, in order (at least one chunk;
+   * waits for one), or undefined at the answer's end; throws what broke the connection. Taking the
+   * queued chunks resumes a connection paused for the reader.
+   */
+  async nextChunks(): Promise<Buffer[] | undefined> {
+    while (this.#chunks.length === 0) {
       if (this.#failedWith !== undefined) throw this.#failedWith;
-      if (this.#ended) return;
+      if (this.#ended) return undefined;
       await new Promise<void>((resolve) => (this.#wakeReader = resolve));
     }
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    if (this.#paused) {
+      this.#paused = false;
+      this.#attempt.controller?.resume();
+    }
+    return chunks;
   }
 
   /** Done with the exchange: its timer and listener go; an answer left unread is cut off (its connection closed). */

@@ -2,7 +2,7 @@ import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { engineDispatcher } from '../engine-http/engine-dispatcher.ts';
-import { readSseData } from '../engine-http/read-sse.ts';
+import { SseDataReader } from '../engine-http/read-sse.ts';
 import { FormData, Response } from 'undici';
 import { EngineExchange } from './engine-exchange.ts';
 import { abortReason } from '../../core/errors/abort-reason.ts';
@@ -79,22 +79,80 @@ async function jsonAnswer(engine: EngineConnection, call: Omit<EngineCall, 'body
  * EngineConnectionError. Stopping the iteration early closes the engine's connection.
  */
 export async function* postForEvents(engine: EngineConnection, call: EngineCall): AsyncGenerator<string> {
+  const events = await openEvents(engine, call);
+  try {
+    for (let batch = await events.next(); batch !== undefined; batch = await events.next()) yield* batch;
+  } finally {
+    events.close();
+  }
+}
+
+/**
+ * POSTs JSON and resolves once the engine's 2xx answer began, with its server-sent events to read
+ * in batches (postForEvents' failures). The caller must `close` it.
+ */
+export async function openEvents(engine: EngineConnection, call: EngineCall): Promise<EngineEvents> {
   const exchange = open(engine, call, 'POST', 'text/event-stream', 'streamed', call.body instanceof FormData ? await encodeForm(call.body) : undefined);
   try {
-    try {
-      await exchange.settled;
-    } catch (error) {
-      throw failure(engine, exchange, call.signal, error, 'before-answer');
-    }
-    try {
-      const maxEventBytes = Math.min(maxStreamEventBytes, engine.maxResponseBytes ?? defaultMaxResponseBytes);
-      for await (const data of readSseData(exchange.chunks(), { maxEventBytes })) yield data;
-    } catch (error) {
-      throw failure(engine, exchange, call.signal, error, 'while-reading');
-    }
-  } finally {
-    // Closes the socket when the stream was left before its end (client gone, consumer stopped).
+    await exchange.settled;
+  } catch (error) {
     exchange.end();
+    throw failure(engine, exchange, call.signal, error, 'before-answer');
+  }
+  return new EngineEvents(engine, exchange, call.signal);
+}
+
+/**
+ * The events of one streamed answer, parsed as its bytes arrive: each `next` gives the data of
+ * every event that came since the last one (one engine read often holds several), so a reader
+ * waits once per read of the connection rather than once per event.
+ */
+export class EngineEvents {
+  readonly #engine: EngineConnection;
+  readonly #exchange: EngineExchange;
+  readonly #signal: AbortSignal;
+  readonly #reader: SseDataReader;
+  /** A failure found after events that are handed out first. */
+  #failed: Error | undefined;
+  #ended = false;
+
+  constructor(engine: EngineConnection, exchange: EngineExchange, signal: AbortSignal) {
+    this.#engine = engine;
+    this.#exchange = exchange;
+    this.#signal = signal;
+    this.#reader = new SseDataReader({ maxEventBytes: Math.min(maxStreamEventBytes, engine.maxResponseBytes ?? defaultMaxResponseBytes) });
+  }
+
+  /** The data of the events that arrived since the last call, in order (at least one), or undefined after the last. */
+  async next(): Promise<readonly string[] | undefined> {
+    for (;;) {
+      if (this.#failed !== undefined) throw this.#failed;
+      if (this.#ended) return undefined;
+      const events: string[] = [];
+      try {
+        const chunks = await this.#exchange.nextChunks();
+        if (chunks === undefined) {
+          this.#ended = true;
+          return this.#nonEmpty(this.#reader.end());
+        }
+        for (const chunk of chunks) {
+          for (const data of this.#reader.read(chunk)) events.push(data);
+          if (this.#reader.overCap) throw this.#reader.tooLarge();
+        }
+      } catch (error) {
+        this.#failed = failure(this.#engine, this.#exchange, this.#signal, error, 'while-reading');
+      }
+      if (events.length > 0) return events;
+    }
+  }
+
+  /** Done reading: closes the engine's connection when the answer was left before its end (client gone, consumer stopped). */
+  close(): void {
+    this.#exchange.end();
+  }
+
+  #nonEmpty(events: readonly string[]): readonly string[] | undefined {
+    return events.length > 0 ? events : undefined;
   }
 }
 
