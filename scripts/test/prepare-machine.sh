@@ -28,18 +28,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-# PostgreSQL from Debian, on 127.0.0.1 only.
+# PostgreSQL from Debian, on 127.0.0.1 only. psql runs as postgres from /, since the checkout may
+# lie where that user cannot enter (a copy under ~/.cache for another Node.js version).
 url=postgres://platform_ci:platform_ci@127.0.0.1:5432/postgres
 if command -v pg_lsclusters >/dev/null 2>&1 && [ -d /usr/lib/postgresql ]; then
   version=$(ls /usr/lib/postgresql | sort -V | tail -n 1)
   if { pg_lsclusters -h | grep -q "^${version} main" || as_root pg_createcluster "$version" main >&2; } &&
      { pg_lsclusters -h | grep -q "^${version} main .* online" || as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start >&2; } &&
-     as_root runuser -u postgres -- psql -q -v ON_ERROR_STOP=1 -c "
+     (cd / && as_root runuser -u postgres -- psql -q -v ON_ERROR_STOP=1 -c "
        DO \$\$ BEGIN
          IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'platform_ci') THEN
            CREATE ROLE platform_ci LOGIN CREATEDB PASSWORD 'platform_ci';
          END IF;
-       END \$\$;" >&2; then
+       END \$\$;" >&2); then
     echo "$url"
     exit 0
   fi
