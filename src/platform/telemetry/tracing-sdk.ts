@@ -42,7 +42,8 @@ export async function startTracing(environment: NodeJS.ProcessEnv, logger: Platf
     instrumentations: [
       new UndiciInstrumentation({ requireParentforSpans: true }),
       new PgInstrumentation({ requireParentSpan: true }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
+      // The command name only: arguments hold keys, limits and job data, none of which a trace needs.
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],
   });
   setPlatformTracer(provider.getTracer(defaultServiceName, packageVersion()));
