@@ -15,6 +15,7 @@ import type { Admission } from '../core/limits/admission.ts';
 import { withCreditHolds } from '../core/limits/credit-holding-tasks.ts';
 import { MeteredUsageRecorder } from '../core/limits/metered-usage-recorder.ts';
 import { openKeyLimits } from './open-key-limits.ts';
+import { SharedDeploymentSlots } from '../limits/shared-deployment-slots.ts';
 import type { CreditRepository } from '../store/credit-repository.ts';
 import { ApiKeyRepository } from '../store/api-key-repository.ts';
 import { openDatabase, type Database } from '../store/database.ts';
@@ -22,8 +23,8 @@ import { loadMasterKey } from '../store/master-key.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { UsageRepository } from '../store/usage-repository.ts';
 import { createSearchIndex } from '../store/search-index/create-search-index.ts';
-import { createWebReader, type ClosableWebReader } from '../tools/reader/create-web-reader.ts';
 import { createKnowledgeIndex } from '../store/knowledge/create-knowledge-index.ts';
+import { createWebReader, type ClosableWebReader } from '../tools/reader/create-web-reader.ts';
 import type { SearchIndex } from '../core/web/search-index.ts';
 import { HfTokenCounter } from '../tools/hf-tokenizer/hf-token-counter.ts';
 import type { BlobUrlSigner } from '../blobs/blob-url-signer.ts';
@@ -132,6 +133,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   });
   metrics.collectQueueDepth(taskQueueDepth(database));
   const reader = createWebReader({ database, config, dataDir: settings.dataDir, log: failureLog(logger, 'warn') });
+  const limits = openKeyLimits({ database, keys, redisUrl: settings.redisUrl, changed: (id) => authenticator.forget(id), log: logFailure });
   const backends = new ModelBackends(
     models,
     backendFactories,
@@ -140,9 +142,11 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     { searchIndex, reader },
     metrics,
     logger,
+    // A fleet holds each deployment's maxConcurrency across its nodes, in the key limits' Redis.
+    settings.redisUrl === undefined ? {} : { deploymentSlots: new SharedDeploymentSlots(limits.limiter, { log: logFailure }) },
   );
+  metrics.collectDeploymentStates(() => backends.deploymentStates());
   const ledger = new UsageRepository(database);
-  const limits = openKeyLimits({ database, keys, redisUrl: settings.redisUrl, changed: (id) => authenticator.forget(id), log: logFailure });
   const usage = new MeteredUsageRecorder((records) => ledger.insertMany(records), limits.admission, {
     onError: (error, dropped) => logger.error({ err: error, dropped }, 'usage records not written yet'),
     observe: (record) => metrics.recordUsage(record),
@@ -206,6 +210,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       dataDir: settings.dataDir,
       minFreeDiskBytes: settings.minFreeDiskMegabytes * 1024 * 1024,
       disk,
+      deploymentStates: () => backends.deploymentStates(),
     }),
     startWorkers() {
       tasks.start();
@@ -231,8 +236,9 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       await blobs.close();
       await usage.close();
       await ledger.close();
-      await limits.close();
+      // Engines before the limiter: their shared deployment slots are released while Redis is still connected.
       await backends.close();
+      await limits.close();
       await chatMediaFetcher.close();
       await reader.close();
       await database.close();

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { Readiness } from '../core/health/readiness.ts';
+import { defaultCheckTimeoutMs, Readiness } from '../core/health/readiness.ts';
+import type { DeploymentState } from '../core/routing/deployment-router.ts';
 import { freeDiskSpaceCheck } from '../core/health/free-disk-space.ts';
 import type { LocalDisk } from '../blobs/local-disk.ts';
 import type { ManagedBlobStore } from '../blobs/managed-blob-store.ts';
@@ -14,21 +15,29 @@ export interface ReadinessParts {
   /** Less free space than this on the data dir's disk makes the node not ready (0: no minimum). */
   readonly minFreeDiskBytes: number;
   readonly disk: LocalDisk;
+  /** The engines' deployments and their health (ModelBackends.deploymentStates); a worker-only process has none to report. */
+  readonly deploymentStates?: () => readonly DeploymentState[];
 }
 
 /**
  * What /readyz asks of a node: the database (a one-row read), Redis when REDIS_URL is set (PING),
  * the object store (a writable folder, or HeadBucket on S3) and the free space of the data dir's
  * disk (one statfs), so a node whose disk is filling up leaves the load balancer before uploads
- * and generations fail there, and comes back once space is freed.
+ * and generations fail there, and comes back once space is freed. With `deploymentStates`, it also
+ * names the engine deployments that are cooling down, and is not ready while a model it has
+ * served has no healthy deployment left.
  */
 export function createReadiness(parts: ReadinessParts): Readiness {
-  return new Readiness([
-    { name: 'database', check: () => parts.database.ping() },
-    { name: 'redis', check: parts.redisUrl === undefined ? undefined : pingRedis(parts.redisUrl) },
-    { name: 'objectStore', check: (signal) => parts.blobs.ping(signal) },
-    { name: 'disk', check: freeDiskSpaceCheck(parts.dataDir, parts.minFreeDiskBytes, parts.disk.readSpace) },
-  ]);
+  return new Readiness(
+    [
+      { name: 'database', check: () => parts.database.ping() },
+      { name: 'redis', check: parts.redisUrl === undefined ? undefined : pingRedis(parts.redisUrl) },
+      { name: 'objectStore', check: (signal) => parts.blobs.ping(signal) },
+      { name: 'disk', check: freeDiskSpaceCheck(parts.dataDir, parts.minFreeDiskBytes, parts.disk.readSpace) },
+    ],
+    defaultCheckTimeoutMs,
+    parts.deploymentStates,
+  );
 }
 
 /**

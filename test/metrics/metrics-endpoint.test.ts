@@ -80,9 +80,11 @@ describe('GET /metrics after real requests (fake OpenAI-compatible engine on loo
     assert.equal(timed.count, 1);
     assert.ok(timed.sum > 0);
 
-    const engineCalls = assertHistogramSeries(lastScrape, 'model_platform_engine_call_duration_seconds', { model: 'glm-4.7', capability: 'chat' });
+    // The model's one deployment, named by its engine's host and port.
+    const deployment = new URL(engine.baseUrl).host;
+    const engineCalls = assertHistogramSeries(lastScrape, 'model_platform_engine_call_duration_seconds', { model: 'glm-4.7', deployment, capability: 'chat' });
     assert.equal(engineCalls.count, 3, 'two answers and one failure');
-    assert.equal(valueOf(lastScrape, 'model_platform_engine_errors_total', { model: 'glm-4.7', capability: 'chat', code: failedCode }), 1);
+    assert.equal(valueOf(lastScrape, 'model_platform_engine_errors_total', { model: 'glm-4.7', deployment, capability: 'chat', code: failedCode }), 1);
 
     assert.equal(valueOf(lastScrape, 'model_platform_tokens_total', { model: 'glm-4.7', kind: 'prompt' }), 17);
     assert.equal(valueOf(lastScrape, 'model_platform_tokens_total', { model: 'glm-4.7', kind: 'completion' }), 6);

@@ -6,6 +6,7 @@ import type { App, AppDependencies } from '../../http/app-types.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toKeyObject, toUsageItem, toUsageQuery } from './admin.mapper.ts';
 import { registerKnowledgeAdminRoutes } from './knowledge-admin.route.ts';
+import { registerDeploymentAdminRoutes } from './deployments-admin.route.ts';
 import { CreatedKey, CreateKeyRequest, KeyIdParams, KeyList, KeyObject, RevokedKey, UpdatePolicyRequest, UsageQuery, UsageReport } from './admin.schema.ts';
 
 /**
@@ -109,4 +110,5 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
   );
 
   registerKnowledgeAdminRoutes(app, deps);
+  registerDeploymentAdminRoutes(app, deps);
 }

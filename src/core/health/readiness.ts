@@ -1,3 +1,5 @@
+import type { DeploymentState } from '../routing/deployment-router.ts';
+import { deploymentReadiness, type DeploymentReadiness } from './deployment-readiness.ts';
 import { publicReason } from './public-reason.ts';
 
 /** One dependency /readyz asks about: resolves when it answers, throws (or is aborted) when not. */
@@ -14,6 +16,8 @@ export type CheckState = 'ok' | 'not configured' | { readonly error: string; rea
 export interface ReadinessReport {
   readonly ready: boolean;
   readonly checks: Readonly<Record<string, CheckState>>;
+  /** Present when some engine deployment is not healthy; `modelsWithoutHealthy` not empty makes the node not ready. */
+  readonly deployments?: DeploymentReadiness;
 }
 
 /** Each check gets this long; a load balancer's probe must not hang on a dead dependency. */
@@ -26,16 +30,22 @@ export const defaultCheckTimeoutMs = 2_000;
 export class Readiness {
   readonly #checks: readonly ReadinessCheck[];
   readonly #timeoutMs: number;
+  readonly #deploymentStates: (() => readonly DeploymentState[]) | undefined;
 
-  constructor(checks: readonly ReadinessCheck[], timeoutMs = defaultCheckTimeoutMs) {
+  /** `deploymentStates`: the engines' health (ModelBackends.deploymentStates), read at each probe; none for a node without engines. */
+  constructor(checks: readonly ReadinessCheck[], timeoutMs = defaultCheckTimeoutMs, deploymentStates?: () => readonly DeploymentState[]) {
     this.#checks = checks;
     this.#timeoutMs = timeoutMs;
+    this.#deploymentStates = deploymentStates;
   }
 
   async report(): Promise<ReadinessReport> {
     const states = await Promise.all(this.#checks.map((check) => this.#run(check)));
     const checks = Object.fromEntries(this.#checks.map((check, index) => [check.name, states[index] ?? 'not configured']));
-    return { ready: states.every((state) => typeof state === 'string'), checks };
+    const dependenciesReady = states.every((state) => typeof state === 'string');
+    const deployments = this.#deploymentStates === undefined ? undefined : deploymentReadiness(this.#deploymentStates());
+    if (deployments === undefined) return { ready: dependenciesReady, checks };
+    return { ready: dependenciesReady && deployments.modelsWithoutHealthy.length === 0, checks, deployments };
   }
 
   async #run(check: ReadinessCheck): Promise<CheckState> {

@@ -15,6 +15,17 @@ export type TaskOutcome = 'success' | 'fail' | 'timeout';
 /** Open tasks by kind and queue state, read from the task table at scrape time. */
 export type QueueDepthReader = () => Promise<readonly { readonly kind: string; readonly state: string; readonly count: number }[]>;
 
+/** One deployment's health as the gauge shows it (ModelBackends.deploymentStates()). */
+export interface DeploymentHealthSample {
+  readonly model: string;
+  readonly deployment: string;
+  readonly backend: string;
+  readonly state: 'healthy' | 'cooling-down';
+  readonly inFlight: number;
+}
+
+export type DeploymentStatesReader = () => readonly DeploymentHealthSample[];
+
 export interface PlatformMetricsOptions {
   /**
    * Model names a label may carry (the catalog's and the platform's): any other name a client
@@ -35,8 +46,10 @@ export class PlatformMetrics implements EngineCallObserver {
   readonly scrapeToken: string | undefined;
   readonly httpRequests: Counter<'route' | 'method' | 'model' | 'status'>;
   readonly httpDuration: Histogram<'route' | 'method' | 'model' | 'status'>;
-  readonly engineDuration: Histogram<'model' | 'capability'>;
-  readonly engineErrors: Counter<'model' | 'capability' | 'code'>;
+  readonly engineDuration: Histogram<'model' | 'deployment' | 'capability'>;
+  readonly engineErrors: Counter<'model' | 'deployment' | 'capability' | 'code'>;
+  readonly deploymentHealthy: Gauge<'model' | 'deployment' | 'backend'>;
+  readonly deploymentInFlight: Gauge<'model' | 'deployment' | 'backend'>;
   readonly activeStreams: Gauge<'route'>;
   readonly queueDepth: Gauge<'kind' | 'status'>;
   readonly tasksFinished: Counter<'kind' | 'outcome'>;
@@ -61,14 +74,24 @@ export class PlatformMetrics implements EngineCallObserver {
     });
     this.engineDuration = registry.histogram({
       name: `${prefix}engine_call_duration_seconds`,
-      help: 'Duration of engine calls (whole streams included) by model and capability; calls the caller aborted are left out.',
-      labelNames: ['model', 'capability'],
+      help: 'Duration of engine calls (whole streams included) by model, deployment (the engine that served it) and capability; calls the caller aborted are left out.',
+      labelNames: ['model', 'deployment', 'capability'],
       buckets: durationBuckets,
     });
     this.engineErrors = registry.counter({
       name: `${prefix}engine_errors_total`,
-      help: 'Engine calls that failed, by model, capability and error code.',
-      labelNames: ['model', 'capability', 'code'],
+      help: 'Engine calls that failed, by model, deployment, capability and error code.',
+      labelNames: ['model', 'deployment', 'capability', 'code'],
+    });
+    this.deploymentHealthy = registry.gauge({
+      name: `${prefix}deployment_healthy`,
+      help: 'Whether each deployment of the models this process has used takes calls: 1 healthy, 0 cooling down after failures.',
+      labelNames: ['model', 'deployment', 'backend'],
+    });
+    this.deploymentInFlight = registry.gauge({
+      name: `${prefix}deployment_in_flight`,
+      help: 'Engine calls under way on each deployment in this process.',
+      labelNames: ['model', 'deployment', 'backend'],
     });
     this.activeStreams = registry.gauge({
       name: `${prefix}active_streams`,
@@ -104,12 +127,22 @@ export class PlatformMetrics implements EngineCallObserver {
     this.httpDuration.observe(labels, seconds);
   }
 
-  engineCall(model: string, capability: Capability, seconds: number): void {
-    this.engineDuration.observe({ model: this.modelLabel(model), capability }, seconds);
+  engineCall(model: string, capability: Capability, seconds: number, deployment = ''): void {
+    this.engineDuration.observe({ model: this.modelLabel(model), deployment, capability }, seconds);
   }
 
-  engineError(model: string, capability: Capability, code: string): void {
-    this.engineErrors.inc({ model: this.modelLabel(model), capability, code });
+  engineError(model: string, capability: Capability, code: string, deployment = ''): void {
+    this.engineErrors.inc({ model: this.modelLabel(model), deployment, capability, code });
+  }
+
+  /** Reads each deployment's health and calls under way at each scrape; deployment names come from the config file, so the series are bounded. */
+  collectDeploymentStates(read: DeploymentStatesReader): void {
+    this.registry.collect(() => {
+      const states = read();
+      const labels = (state: DeploymentHealthSample) => ({ model: state.model, deployment: state.deployment, backend: state.backend });
+      this.deploymentHealthy.replaceAll(states.map((state) => ({ labels: labels(state), value: state.state === 'healthy' ? 1 : 0 })));
+      this.deploymentInFlight.replaceAll(states.map((state) => ({ labels: labels(state), value: state.inFlight })));
+    });
   }
 
   /** Counts an open stream until the returned function is called (more calls do nothing). */
