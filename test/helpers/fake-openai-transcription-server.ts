@@ -34,6 +34,12 @@ export async function startFakeOpenAiTranscriptionServer(text: string): Promise<
     void handle(request, response);
   });
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method === 'GET') {
+      // The platform's health probe (GET /models) after a failed call: an OpenAI-style list.
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ object: 'list', data: [] }));
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': request.headers['content-type'] ?? '' } }).formData();

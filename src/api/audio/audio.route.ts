@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TranscriptionRequest } from '../../core/media/transcriber.ts';
 import { admitLateCall } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { setServedByHeaders, withServedByHeaders } from '../../http/served-by-headers.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { collectFile, multipartContentType, multipartRouteOptions, readMultipartForm } from '../../http/multipart.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
@@ -53,10 +54,11 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       const recordUsage = () => request.recordUsage({ model: fields.model, units: { audioSeconds: audio.durationSeconds } });
       if (fields.stream === true) {
         const deltas = transcriber.stream?.(transcription) ?? wholeTextAsDelta(transcriber.transcribe(transcription));
-        if (await relayTranscriptionStream(deltas, header, new SseWriter(request, reply))) recordUsage();
+        if (await relayTranscriptionStream(withServedByHeaders(deltas, reply, transcription), header, new SseWriter(request, reply))) recordUsage();
         return reply;
       }
       const { text } = await transcriber.transcribe(transcription);
+      setServedByHeaders(reply, transcription);
       recordUsage();
       return { id: header.id, created: header.created, request_id: request.requestId, model: fields.model, text };
     },

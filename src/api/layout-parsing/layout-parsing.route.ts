@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { setServedByHeaders } from '../../http/served-by-headers.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
 import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
@@ -47,14 +48,16 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
       const parser = deps.backends.layoutParser(model);
       const signal = abortOnDisconnect(reply);
       const document = await readLayoutDocument(body.file, fetcher, signal);
-      const result = await parser.parse({
+      const layoutRequest = {
         model,
         document,
         ...(body.start_page_id === undefined ? {} : { startPage: body.start_page_id }),
         ...(body.end_page_id === undefined ? {} : { endPage: body.end_page_id }),
         needVisualization: body.need_layout_visualization === true,
         signal,
-      });
+      };
+      const result = await parser.parse(layoutRequest);
+      setServedByHeaders(reply, layoutRequest);
       const answer = await toLayoutResponse(result, {
         id: randomUUID(),
         created: Math.floor(Date.now() / 1000),

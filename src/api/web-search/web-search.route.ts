@@ -1,5 +1,6 @@
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { setServedByHeaders } from '../../http/served-by-headers.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import { responses } from '../shared/common.schema.ts';
@@ -24,7 +25,9 @@ export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkWebSearchRequest(body);
       const searcher = deps.backends.search(body.search_engine);
-      const answer = await searcher.search(toSearchQuery(body, abortOnDisconnect(reply)));
+      const query = toSearchQuery(body, abortOnDisconnect(reply));
+      const answer = await searcher.search(query);
+      setServedByHeaders(reply, query);
       request.recordUsage({ model: body.search_engine, units: { searches: 1 } });
       const header = { id: generateRequestId(), created: Math.floor(Date.now() / 1000), requestId: request.requestId };
       return toWebSearchResponse(header, answer, body.search_intent === true);
