@@ -230,6 +230,21 @@ describe('the chat retrieval tool over local knowledge bases (fake vLLM on loopb
     assert.equal(afterwards, before);
   });
 
+  it('reads a large HTML page off the event loop: other requests are served meanwhile, and text over the cap is refused', async () => {
+    const paragraph = '<p>The quick brown fox jumps over the lazy dog near the river bank every morning.</p>\n';
+    const page = `<!doctype html><html><body><article>${paragraph.repeat(Math.ceil((2 * 1024 * 1024) / paragraph.length))}</article></body></html>`;
+    let finished = false;
+    const pending = upload(test.key, pythonSdkUpload('kb-large', Buffer.from(page), 'large.html', 'text/html')).then((response) => {
+      finished = true;
+      return response;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const listed = await test.app.inject({ method: 'GET', url: '/paas/v4/files', headers: { authorization: test.authorization } });
+    assert.equal(listed.statusCode, 200);
+    assert.equal(finished, false, 'the listing was answered while the page was still being read');
+    assertPlatformError(await pending, { status: 400, code: '1214', mentions: ['1000000'] });
+  });
+
   it("deleting a file removes its passages: the question no longer finds them, and the last file's going ends the knowledge base", async () => {
     const deleted = await test.app.inject({
       method: 'DELETE',

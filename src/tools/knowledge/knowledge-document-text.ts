@@ -1,7 +1,8 @@
 import { extname } from 'node:path';
 import { invalidField } from '../../core/errors/api-error.ts';
 import { pdfUnreadable } from '../pdf/pdf-unreadable-error.ts';
-import { extractHtmlArticle } from '../reader/html-article.ts';
+import type { HtmlArticle } from '../reader/html-article.ts';
+import { extractHtmlArticleInThread } from './html-article-thread.ts';
 import { readPdfText } from '../reader/pdf-text.ts';
 
 /** Reads the text of a scanned PDF (the layout parser's OCR); absent: scans are refused. */
@@ -37,7 +38,7 @@ export async function readKnowledgeText(
   else if (head.startsWith('PK\x03\x04') || head.startsWith('\xd0\xcf\x11\xe0') || officeExtensions.has(extension)) {
     throw invalidField('file', `'${extension || 'office'}' documents cannot be added to a knowledge base; ${readableKinds}`);
   } else if (htmlExtensions.has(extension) || file.contentType === 'text/html' || /^\s*(<!doctype html|<html[\s>])/i.test(head)) {
-    text = htmlText(decodeText(file.bytes, maxKnowledgeHtmlBytes, 'HTML'));
+    text = await htmlText(decodeText(file.bytes, maxKnowledgeHtmlBytes, 'HTML'), signal);
   } else text = decodeText(file.bytes, maxKnowledgeTextBytes, 'text');
   if (text.trim() === '') throw invalidField('file', 'has no text to add to a knowledge base');
   if (text.length > maxKnowledgeCharacters) {
@@ -59,13 +60,15 @@ function decodeText(bytes: Buffer, maxBytes: number, kind: string): string {
   return text;
 }
 
-function htmlText(html: string): string {
-  let article: ReturnType<typeof extractHtmlArticle>;
+/** The page's article (no navigation, footers or sidebars), read in a thread of its own: Readability takes seconds on a large page. */
+async function htmlText(html: string, signal: AbortSignal): Promise<string> {
+  let article: HtmlArticle | undefined;
   try {
-    article = extractHtmlArticle(html, 'https://knowledge.invalid/');
+    article = await extractHtmlArticleInThread(html, 'https://knowledge.invalid/', signal);
   } catch (error) {
-    // Its one refusal: elements nested deeper than the reader takes apart.
-    throw invalidField('file', error instanceof Error ? error.message : String(error));
+    signal.throwIfAborted();
+    // The extraction's refusal (elements nested too deep) or its time limit, said to the uploader.
+    throw invalidField('file', `cannot be read as HTML: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (article === undefined) throw invalidField('file', 'has no readable text in its HTML');
   return article.title !== '' && !article.text.startsWith(article.title) ? `${article.title}\n\n${article.text}` : article.text;
