@@ -6,6 +6,7 @@ import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
+import { setServedByHeaders, withServedByHeaders } from '../../http/served-by-headers.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
 import { createChatMediaFetcher } from '../../core/chat/inline-remote-media.ts';
@@ -20,8 +21,8 @@ import { relayChatStream } from './chat-stream-relay.ts';
 export function registerChatRoutes(app: App, deps: AppDependencies): void {
   const mediaFetcher = createChatMediaFetcher(deps.config.fetch?.allow ?? [], 'chat media');
   app.addHook('onClose', () => mediaFetcher.close());
-
   const knowledge = createKnowledgeIndex(deps.database);
+
   app.post(
     '/chat/completions',
     {
@@ -40,13 +41,13 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       checkChatRequest(body);
       const chat = deps.backends.chat(body.model);
       const search = toChatSearch(body);
-      const { request: chatRequest, searchResults } = await prepareChat(
       const retrieval = toChatRetrieval(body);
+      const { request: chatRequest, searchResults } = await prepareChat(
         { backends: deps.backends, mediaFetcher, knowledge },
         toChatRequest(body, abortOnDisconnect(reply)),
         search,
-      );
         retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' },
+      );
       let header = answerHeader(request, body.model);
       if (searchResults !== undefined && search?.showResults === true) header = { ...header, webSearch: searchResults.map(toWireSearchResult) };
       // The web_search tool ran one search for this answer.
@@ -56,11 +57,18 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
         const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.backends.tokenizer(body.model);
         const countPrompt = () => promptTokensWithoutEngine(chatRequest, localTokenizer);
-        const usage = await relayChatStream(chat.stream(chatRequest), header, body.tool_stream === true, new SseWriter(request, reply), countPrompt);
+        const usage = await relayChatStream(
+          withServedByHeaders(chat.stream(chatRequest), reply, chatRequest),
+          header,
+          body.tool_stream === true,
+          new SseWriter(request, reply),
+          countPrompt,
+        );
         if (usage !== undefined) recordUsage(usage);
         return reply;
       }
       const result = await chat.generate(chatRequest);
+      setServedByHeaders(reply, chatRequest);
       try {
         // The answer is written first: the client does not wait for the bookkeeping (ledger, quotas, metrics).
         reply.send(toChatCompletion(header, result));
