@@ -15,8 +15,15 @@ const FilePurpose = StringEnum(filePurposes, { description: 'What the file is fo
 /** The text fields of POST /paas/v4/files, validated by `readMultipartForm` (values coerced from text). */
 export const FileUploadFields = Type.Object({
   purpose: FilePurpose,
-  knowledge_id: Type.Optional(Type.String({ description: 'Knowledge base to add the file to (retrieval); sent by the Python SDK.' })),
-  sentence_size: Type.Optional(Type.Integer({ description: 'Chunk size for retrieval; sent by the Python SDK.' })),
+  knowledge_id: Type.Optional(
+    Type.String({
+      description:
+        "With purpose=retrieval (required there): the key's knowledge base to add the file to, 1 to 128 of A-Z a-z 0-9 _ . : -; sent by the Python SDK.",
+    }),
+  ),
+  sentence_size: Type.Optional(
+    Type.Integer({ description: 'With purpose=retrieval: about how many characters each passage has, 20 to 2000 (default 300); sent by the Python SDK.' }),
+  ),
   upload_detail: Type.Optional(Type.Unknown({ description: 'URL upload details of the Python SDK; accepted and ignored.' })),
 });
 
