@@ -115,6 +115,16 @@ export const cliCommands: readonly CliCommand[] = [
     run: async (_args, flags) => (await import('./config-check.command.ts')).runConfigCheck(flags),
   },
   {
+    words: ['models', 'status'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: { url: 'the node to ask (default: http://127.0.0.1:$PORT, else port 8080)' },
+    summary: "print each model's deployments and their health, as a running node sees them",
+    details:
+      'Health is kept by each node in its memory (cool-downs after failures), so this asks a running node through its admin API (GET /admin/deployments) with the admin key in MODEL_PLATFORM_ADMIN_KEY. Exit code 1 when the node cannot be asked or a model has no deployment that takes calls.',
+    run: async (_args, flags) => (await import('./models-status.command.ts')).runModelsStatus(flags),
+  },
+  {
     words: ['index', 'add'],
     argumentsUsage: '<url|file|dir|sitemap>...',
     minArguments: 1,

@@ -9,6 +9,7 @@ export const cliOptions = {
   policy: { type: 'string', value: 'JSON' },
   refresh: { type: 'boolean' },
   probe: { type: 'boolean' },
+  url: { type: 'string', value: 'URL' },
   'base-url': { type: 'string', value: 'URL' },
   by: { type: 'string', value: 'day|key|model|endpoint' },
   from: { type: 'string', value: 'YYYY-MM-DD' },

@@ -1,6 +1,7 @@
 import type { BackendFactory, BackendResources } from '../core/backends/backend.ts';
 import type { CatalogEntry, ModelEntry } from '../core/config/config.schema.ts';
 import { deploymentsOf } from '../core/config/model-deployments.ts';
+import { alignedTable } from './aligned-table.ts';
 
 /** Longest a probe may take, the engine's own limit included: an in-process probe or a stuck factory must not hold the check. */
 const probeDeadlineMs = 10_000;
@@ -125,12 +126,6 @@ export function formatProbeTable(probes: readonly DeploymentProbe[]): string {
     `${probe.latencyMs} ms`,
     shorten(probe.reachable ? [probe.reportedModels.join(', '), probe.detail].filter((part) => part !== '').join('; ') : probe.detail, 100),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-      .join('  ')
-      .trimEnd();
   const warnings = probes
     .filter((probe) => probe.missingUpstreamModel !== undefined)
     .map(
@@ -138,7 +133,7 @@ export function formatProbeTable(probes: readonly DeploymentProbe[]): string {
         `warning: ${probe.model} / ${probe.deployment} does not report '${probe.missingUpstreamModel ?? ''}', the model name the platform sends it ` +
         '(set upstreamModel to one it reports)',
     );
-  return [line(header), ...rows.map(line), ...warnings].join('\n');
+  return [alignedTable([header, ...rows]), ...warnings].join('\n');
 }
 
 function shorten(text: string, length: number): string {
