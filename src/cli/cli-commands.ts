@@ -149,15 +149,6 @@ export const cliCommands: readonly CliCommand[] = [
     run: async (args, flags) => (await import('./index.command.ts')).runIndex(['remove', ...args], flags),
   },
   {
-    words: ['usage', 'report'],
-    minArguments: 0,
-    maxArguments: 0,
-    options: {
-      config,
-      by: 'sum by UTC day (default), key, model or endpoint, or several: --by key,model',
-      from: 'first UTC day (default: 29 days before --to)',
-      to: 'last UTC day (default: today)',
-  {
     words: ['knowledge', 'list'],
     argumentsUsage: '[key-id]',
     minArguments: 0,
@@ -167,6 +158,15 @@ export const cliCommands: readonly CliCommand[] = [
     details: "Files join a knowledge base when uploaded with purpose=retrieval and a knowledge_id; a key id lists only that key's.",
     run: async (args, flags) => (await import('./knowledge.command.ts')).runKnowledge(['list', ...args], flags),
   },
+  {
+    words: ['usage', 'report'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: {
+      config,
+      by: 'sum by UTC day (default), key, model or endpoint, or several: --by key,model',
+      from: 'first UTC day (default: 29 days before --to)',
+      to: 'last UTC day (default: today)',
       format: 'a table (default) or CSV',
     },
     summary: 'usage sums by UTC day, key, model or endpoint',
