@@ -61,13 +61,14 @@ export function inEngineSpan<Result>(engineSpan: EngineSpan | undefined, call: (
 
 /**
  * The parts of a stream, each pulled in the engine span's context: a generator's body runs in the
- * context of whoever asks for the next part, which is the caller's, not the span's.
+ * context of whoever asks for the next part, which is the caller's, not the span's. Without a span
+ * the stream is returned as it is, with no extra layer per part.
  */
-export async function* partsInEngineSpan<Part>(engineSpan: EngineSpan | undefined, parts: () => AsyncIterable<Part>): AsyncGenerator<Part> {
-  if (engineSpan === undefined) {
-    yield* parts();
-    return;
-  }
+export function partsInEngineSpan<Part>(engineSpan: EngineSpan | undefined, parts: () => AsyncIterable<Part>): AsyncIterable<Part> {
+  return engineSpan === undefined ? parts() : partsInContext(engineSpan, parts);
+}
+
+async function* partsInContext<Part>(engineSpan: EngineSpan, parts: () => AsyncIterable<Part>): AsyncGenerator<Part> {
   const iterator = context.with(engineSpan.context, () => parts()[Symbol.asyncIterator]());
   let finished = false;
   try {
