@@ -3,6 +3,7 @@ import type { ProbeResult } from '../../core/backends/backend.ts';
 import { abortReason } from '../../core/errors/abort-reason.ts';
 import { engineDispatcher } from './engine-dispatcher.ts';
 import { readCappedBody } from './read-capped-body.ts';
+import { connectionDetail } from './connection-detail.ts';
 
 /** A probe answers in this long or counts as failed: it runs beside live traffic and must not queue behind it. */
 export const probeTimeoutMs = 5_000;
@@ -62,7 +63,7 @@ export async function probeGet(probe: ProbeRequest): Promise<ProbeAnswer> {
     text = (await readCappedBody(response.body, maxProbeAnswerBytes, 'the probe answer')).toString('utf8');
   } catch (error) {
     if (probe.signal.aborted) throw abortReason(probe.signal);
-    const detail = timeout.aborted ? `no answer within ${probeTimeoutMs} ms` : innermostDetail(error);
+    const detail = timeout.aborted ? `no answer within ${probeTimeoutMs} ms` : connectionDetail(error);
     throw new ProbeFailedError(`${probe.label}: ${redact(detail, probe.apiKey)}`, undefined, { cause: error });
   }
   if ((status < 200 || status > 299) && probe.alsoHealthy?.includes(status) !== true) {
@@ -117,19 +118,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The innermost cause says what happened (ECONNREFUSED, a reset, a DNS failure). */
-function innermostDetail(error: unknown): string {
-  let current: unknown = error;
-  let detail = 'unknown error';
-  while (current instanceof Error) {
-    const code = (current as { code?: unknown }).code;
-    const message = current.message !== '' ? current.message : typeof code === 'string' ? code : detail;
-    detail = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
-    current = current.cause ?? (current instanceof AggregateError ? current.errors[0] : undefined);
-  }
-  return detail;
 }
 
 function redact(text: string, apiKey: string | undefined): string {

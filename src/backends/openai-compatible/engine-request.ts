@@ -2,6 +2,7 @@ import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { engineDispatcher } from '../engine-http/engine-dispatcher.ts';
+import { connectionDetail } from '../engine-http/connection-detail.ts';
 import { SseDataReader } from '../engine-http/read-sse.ts';
 import { FormData, Response } from 'undici';
 import { EngineExchange } from './engine-exchange.ts';
@@ -212,18 +213,4 @@ export function answerOverCap(model: string, error: AnswerOverCapError): EngineF
 function redact(engine: EngineConnection, text: string): string {
   const key = engine.apiKey;
   return key === undefined || key === '' ? text : text.split(key).join('***');
-}
-
-/** The innermost cause of a request failure says what happened (ECONNREFUSED, ENOTFOUND, a connection closed early). */
-function connectionDetail(error: unknown): string {
-  let current: unknown = error;
-  let detail = 'unknown error';
-  while (current instanceof Error) {
-    const code = (current as { code?: unknown }).code;
-    const message = current.message !== '' ? current.message : typeof code === 'string' ? code : detail;
-    detail = typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
-    const nested = current instanceof AggregateError ? current.errors[0] : undefined;
-    current = current.cause ?? nested;
-  }
-  return detail;
 }

@@ -3,6 +3,7 @@ import { engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { EngineFailure, type EngineFailureKind } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { readCappedBody } from '../engine-http/read-capped-body.ts';
+import { connectionDetail } from '../engine-http/connection-detail.ts';
 import { engineErrorMessage } from '../openai-compatible/engine-http-error.ts';
 import { answerOverCap } from '../openai-compatible/engine-request.ts';
 
@@ -38,7 +39,7 @@ export async function getSearchJson(connection: SearxngConnection, parameters: U
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     if (error instanceof AnswerOverCapError) throw answerOverCap(connection.modelName, error);
-    const detail = timeout.aborted ? `no answer within ${connection.timeoutMs} ms (timeoutMs)` : innermostMessage(error);
+    const detail = timeout.aborted ? `no answer within ${connection.timeoutMs} ms (timeoutMs)` : connectionDetail(error);
     throw engineUnreachable(connection.modelName, detail, timeout.aborted ? 'timeout' : 'unreachable', error);
   }
   const said = `The SearXNG instance for '${connection.modelName}' answered HTTP ${status}`;
@@ -52,16 +53,4 @@ export async function getSearchJson(connection: SearxngConnection, parameters: U
   } catch {
     throw new EngineFailure('bad-answer', connection.modelName, `${said} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
-}
-
-function innermostMessage(error: unknown): string {
-  let current: unknown = error;
-  let message = 'unknown error';
-  while (current instanceof Error) {
-    const code = (current as { code?: unknown }).code;
-    message = current.message !== '' ? current.message : typeof code === 'string' ? code : message;
-    if (typeof code === 'string' && !message.includes(code)) message = `${message} (${code})`;
-    current = current.cause ?? (current instanceof AggregateError ? current.errors[0] : undefined);
-  }
-  return message;
 }
