@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { ApiError } from '../../src/core/errors/api-error.ts';
-import { EngineFailure, type EngineFailureKind } from '../../src/core/errors/engine-failure.ts';
+import { asApiError, EngineFailure, type EngineFailureKind } from '../../src/core/errors/engine-failure.ts';
 
 /** What the promise rejected with; fails the test when it resolves. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -12,11 +11,15 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   assert.fail('the call succeeded');
 }
 
-/** Asserts an ApiError with this code whose message mentions every word given. */
+/**
+ * Asserts the platform error a client gets, with this code and a message that mentions every word
+ * given: an ApiError, or an engine's failure as the one mapping (apiErrorOf) answers it.
+ */
 export function assertApiError(error: unknown, code: string, ...mentions: string[]): void {
-  assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  for (const word of mentions) assert.ok(error.message.includes(word), `'${error.message}' should mention '${word}'`);
+  const platformError = asApiError(error);
+  assert.ok(platformError !== undefined, `expected an ApiError or an EngineFailure, got ${String(error)}`);
+  assert.equal(platformError.code, code, platformError.message);
+  for (const word of mentions) assert.ok(platformError.message.includes(word), `'${platformError.message}' should mention '${word}'`);
 }
 
 /** Asserts an EngineFailure of this kind (what the engine did, before any platform code) whose message mentions every word given. */
