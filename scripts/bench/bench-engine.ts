@@ -34,6 +34,13 @@ const abFlags = (process.env['BENCH_AB_FLAGS'] ?? '').split(' ').filter((flag) =
  * extra hop costs on this host, the floor under the platform's figures.
  */
 const withProxy = process.env['BENCH_PROXY'] === '1';
+/**
+ * BENCH_ROUTED=1: also a platform whose model has two deployments, this engine and a second
+ * llama-server, measured beside the one-deployment platform in every cell (the two engines share
+ * the host's CPUs, so the same work is spread, and the difference is what routing costs).
+ */
+const withRouted = process.env['BENCH_ROUTED'] === '1';
+const routedName = 'platform routed (2 deployments)';
 const alias = 'tiny-glm';
 const publicModel = 'glm-4.7';
 const messages = [{ role: 'user', content: 'Write a short story about a lighthouse keeper and a storm.' }];
@@ -97,13 +104,14 @@ interface Platform {
   readonly pid: number;
 }
 
-async function startPlatform(name: string, engine: LlamaServer, nodeFlags: readonly string[], dataDir: string): Promise<Platform> {
+async function startPlatform(name: string, engines: readonly LlamaServer[], nodeFlags: readonly string[], dataDir: string): Promise<Platform> {
   const key = 'abcdefabcdefabcdefabcdefabcdef98.BenchSecret00002';
   const config = join(dataDir, 'config.yaml');
-  writeFileSync(
-    config,
-    `models:\n  ${publicModel}: { backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias} }\n`,
-  );
+  const entry = (engine: LlamaServer) => `{ backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias} }`;
+  const [first] = engines;
+  if (first === undefined) throw new Error('a platform needs an engine');
+  const model = engines.length === 1 ? entry(first) : `{ deployments: [${engines.map(entry).join(', ')}] }`;
+  writeFileSync(config, `models:\n  ${publicModel}: ${model}\n`);
   const port = await freePort();
   // Request logs off (warn), as in bench:chat: the run measures the request path, not the log sink.
   const started = start(
@@ -178,16 +186,23 @@ async function main(): Promise<void> {
   const modelPath = writeTinyGguf({ seed: 5, contextLength: contextSize, chat: benchChat });
   const engine = await startLlamaServer({ binary, modelPath, alias, contextSize, parallel, startTimeoutMs: 60_000 });
   const dataDirs: string[] = [];
+  let secondEngine: LlamaServer | undefined;
   try {
     const direct: AnswerTarget = { name: 'direct', url: `${engine.baseUrl}/chat/completions`, headers: {}, keepsStreamsAlive: false, body: () => '' };
     const platforms: Platform[] = [];
     const platformDir = mkdtempSync(join(tmpdir(), 'bench-engine-'));
     dataDirs.push(platformDir);
-    platforms.push(await startPlatform('platform', engine, [], platformDir));
+    platforms.push(await startPlatform('platform', [engine], [], platformDir));
+    if (withRouted) {
+      secondEngine = await startLlamaServer({ binary, modelPath, alias, contextSize, parallel, startTimeoutMs: 60_000 });
+      const routedDir = mkdtempSync(join(tmpdir(), 'bench-engine-routed-'));
+      dataDirs.push(routedDir);
+      platforms.push(await startPlatform(routedName, [engine, secondEngine], [], routedDir));
+    }
     if (abFlags.length > 0) {
       const abDir = mkdtempSync(join(tmpdir(), 'bench-engine-ab-'));
       dataDirs.push(abDir);
-      platforms.push(await startPlatform(`platform ${abFlags.join(' ')}`, engine, abFlags, abDir));
+      platforms.push(await startPlatform(`platform ${abFlags.join(' ')}`, [engine], abFlags, abDir));
     }
     const base = [direct, ...platforms.map((platform) => platform.target)];
     /** The processes in front of the engine, for their CPU time. */
@@ -268,6 +283,12 @@ async function main(): Promise<void> {
           );
           continue;
         }
+        if (side.target.name === routedName) {
+          const single = sides.find((each) => each.target.name === 'platform')?.rounds ?? [];
+          const overSingle = median(side.rounds.map((round, index) => round.requestsPerSecond / (single[index]?.requestsPerSecond ?? Number.NaN)));
+          verdicts.push(`${label}: ${fixed(overSingle, 3)}x the one-deployment platform's req/s (target >= 0.98x): ${overSingle >= 0.98 ? 'met' : 'NOT met'}`);
+          continue;
+        }
         const proxyRounds = sides.find((each) => isProxy(each.target))?.rounds;
         if (cell.target === 'throughput') {
           const ratio = median(ratios);
@@ -291,6 +312,7 @@ async function main(): Promise<void> {
   } finally {
     stopAll();
     await engine.stop();
+    await secondEngine?.stop();
     // The platforms close their databases on SIGTERM before the folders go.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });
