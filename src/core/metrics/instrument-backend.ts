@@ -7,8 +7,9 @@ import { endEngineSpan, inEngineSpan, partsInEngineSpan, startEngineSpan, type E
 
 /** What the engine decorator reports: one duration per finished call, one error per failed one. */
 export interface EngineCallObserver {
-  engineCall(model: string, capability: Capability, seconds: number): void;
-  engineError(model: string, capability: Capability, code: string): void;
+  /** `deployment`: which of the model's engines served the call (its name in the config). */
+  engineCall(model: string, capability: Capability, seconds: number, deployment?: string): void;
+  engineError(model: string, capability: Capability, code: string, deployment?: string): void;
 }
 
 /**
@@ -40,9 +41,9 @@ export function instrumentBackend(
     endEngineSpan(engineSpan, signal, error);
     if (signal.aborted) return;
     const seconds = (performance.now() - started) / 1000;
-    observer?.engineCall(model, capability, seconds);
+    observer?.engineCall(model, capability, seconds, deployment);
     if (error === undefined) return;
-    observer?.engineError(model, capability, errorCode(error.thrown));
+    observer?.engineError(model, capability, errorCode(error.thrown), deployment);
     // Inside the engine span, so the line names the span of the failed call.
     if (logger !== undefined) inEngineSpan(engineSpan, () => logEngineFailure(logger, capability, error.thrown, seconds));
   };
