@@ -67,6 +67,8 @@ export class SseWriter {
   async end(): Promise<void> {
     if (!this.writable) return;
     await this.#write('data: [DONE]\n\n');
+    // Node 24 drops what a response holds corked when it ends before the uncork: flush first.
+    this.#uncork();
     this.#reply.raw.end();
   }
 
@@ -96,9 +98,12 @@ export class SseWriter {
     const raw = this.#reply.raw;
     raw.cork();
     this.#corked = true;
-    process.nextTick(() => {
-      this.#corked = false;
-      raw.uncork();
-    });
+    process.nextTick(() => this.#uncork());
+  }
+
+  #uncork(): void {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.#reply.raw.uncork();
   }
 }
