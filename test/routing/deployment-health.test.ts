@@ -76,7 +76,8 @@ describe('failover eligibility', () => {
     assert.equal(isFailoverEligible(new EngineFailure('rejected-input', 'm', '400')), false);
     assert.equal(isFailoverEligible(new EngineFailure('context-too-long', 'm', 'long')), false);
     assert.equal(isFailoverEligible(new EngineConnectionError('broke')), false);
-    assert.equal(isDeploymentFault(new EngineConnectionError('broke')), true);
+    assert.equal(isDeploymentFault(new EngineConnectionError('broke')), false, 'one cut stream does not cool a deployment down');
+    assert.equal(isDeploymentFault(down.afterAnswerStarted()), true);
     assert.equal(isDeploymentFault(new EngineFailure('rejected-input', 'm', '400')), false);
   });
 });

@@ -1,4 +1,3 @@
-import { EngineConnectionError } from '../chat/engine-errors.ts';
 import { EngineFailure, type EngineFailureKind } from '../errors/engine-failure.ts';
 
 /** Failures where the engine produced nothing usable: another deployment may take the call. */
@@ -17,10 +16,9 @@ export function isFailoverEligible(error: unknown): boolean {
 
 /**
  * Whether a failure tells against the deployment's health (it cools down): those of
- * `isFailoverEligible`, and a connection that broke mid-answer, even though that one is not
- * retried.
+ * `isFailoverEligible`, wherever the answer had got to. A stream cut mid-answer alone does not:
+ * one broken connection says little, and an engine that died fails the next call's connect anyway.
  */
 export function isDeploymentFault(error: unknown): boolean {
-  if (error instanceof EngineConnectionError) return true;
-  return error instanceof EngineFailure && (retriedKinds.has(error.kind) || error.kind === 'interrupted');
+  return error instanceof EngineFailure && retriedKinds.has(error.kind);
 }
