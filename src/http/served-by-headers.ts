@@ -17,15 +17,24 @@ export function setServedByHeaders(reply: FastifyReply, engineRequest: object): 
 
 /**
  * The stream with the headers set as its first part arrives: the router has committed to a
- * deployment by then, and the relay sends the headers only after that part.
+ * deployment by then, and the relay sends the headers only after that part. Later parts are read
+ * straight from `parts`, with no layer of their own.
  */
-export async function* withServedByHeaders<Part>(parts: AsyncIterable<Part>, reply: FastifyReply, engineRequest: object): AsyncGenerator<Part> {
+export function withServedByHeaders<Part>(parts: AsyncIterable<Part>, reply: FastifyReply, engineRequest: object): AsyncIterableIterator<Part> {
+  const iterator = parts[Symbol.asyncIterator]();
   let first = true;
-  for await (const part of parts) {
-    if (first) {
+  return {
+    next() {
+      if (!first) return iterator.next();
       first = false;
-      setServedByHeaders(reply, engineRequest);
-    }
-    yield part;
-  }
+      return iterator.next().then((step) => {
+        if (step.done !== true) setServedByHeaders(reply, engineRequest);
+        return step;
+      });
+    },
+    return: async (value?: unknown) => (await iterator.return?.(value)) ?? { done: true, value: undefined },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }

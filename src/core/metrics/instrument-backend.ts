@@ -3,7 +3,9 @@ import { asApiError } from '../errors/engine-failure.ts';
 import { logEngineFailure } from '../logging/engine-failure-log.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Capability } from '../models/capability.ts';
+import { WatchedParts } from '../streams/watched-parts.ts';
 import { endEngineSpan, inEngineSpan, partsInEngineSpan, startEngineSpan, type EngineSpan } from '../telemetry/engine-span.ts';
+import { platformTracer } from '../telemetry/tracing.ts';
 
 /** What the engine decorator reports: one duration per finished call, one error per failed one. */
 export interface EngineCallObserver {
@@ -62,7 +64,13 @@ export function instrumentBackend(
     );
   };
   // A stream is timed to its end; one cut short because the client left is not.
-  async function* trackStream<Part>(capability: Capability, signal: AbortSignal, parts: () => AsyncIterable<Part>): AsyncGenerator<Part> {
+  const trackStream = <Part>(capability: Capability, signal: AbortSignal, parts: () => AsyncIterable<Part>): AsyncIterable<Part> => {
+    if (platformTracer() !== undefined) return trackStreamInSpan(capability, signal, parts);
+    // Without tracing the stream is only watched: no layer per part (watched-parts.ts).
+    const started = performance.now();
+    return WatchedParts.of(parts(), (end) => finished(capability, signal, started, undefined, end.kind === 'failed' ? { thrown: end.error } : undefined));
+  };
+  async function* trackStreamInSpan<Part>(capability: Capability, signal: AbortSignal, parts: () => AsyncIterable<Part>): AsyncGenerator<Part> {
     const started = performance.now();
     const engineSpan = startEngineSpan(capability, target);
     let failure: { thrown: unknown } | undefined;

@@ -5,6 +5,8 @@ import { DeploymentHealth } from './deployment-health.ts';
 import { DeploymentPicker } from './deployment-picker.ts';
 import type { DeploymentSlots } from './deployment-slots.ts';
 import { isDeploymentFault, isFailoverEligible } from './failover-eligible.ts';
+import { OpenedLater } from '../streams/opened-later.ts';
+import { WatchedParts } from '../streams/watched-parts.ts';
 
 /** One engine of a routed model, as the router holds it. */
 export interface RoutedDeployment {
@@ -103,12 +105,26 @@ export class DeploymentRouter {
    * Opens the stream on one deployment after another until one passes its first part; from then
    * on the stream is committed to that deployment, and a failure ends it (no second generation).
    */
-  async *stream<Part>(
+  stream<Part>(
     signal: AbortSignal,
     usable: Usable,
     open: (deployment: RoutedDeployment) => AsyncIterable<Part>,
     served: (deployment: RoutedDeployment) => void,
-  ): AsyncGenerator<Part> {
+  ): AsyncIterableIterator<Part> {
+    return new OpenedLater(() => this.openStream(signal, usable, open, served));
+  }
+
+  /**
+   * What `stream` reads from once committed: the deployment's own stream with its first part read
+   * ahead, watched (no layer per part) so that its end frees the deployment's slot and tells its
+   * health: ran out or failed (judged), or stopped by the consumer (slot freed only).
+   */
+  async openStream<Part>(
+    signal: AbortSignal,
+    usable: Usable,
+    open: (deployment: RoutedDeployment) => AsyncIterable<Part>,
+    served: (deployment: RoutedDeployment) => void,
+  ): Promise<AsyncIterableIterator<Part>> {
     const tried = new Set<RoutedDeployment>();
     let lastError: unknown;
     for (let attempt = 0; attempt < this.#routing.maxAttempts; attempt += 1) {
@@ -117,29 +133,25 @@ export class DeploymentRouter {
       if (chosen === undefined) break;
       tried.add(chosen.deployment);
       const release = await this.#enter(chosen.deployment, signal);
-      let iterator: AsyncIterator<Part> | undefined;
-      let first: IteratorResult<Part>;
       try {
-        iterator = open(chosen.deployment)[Symbol.asyncIterator]();
-        first = await iterator.next();
+        let parts: WatchedParts<Part>;
+        try {
+          parts = WatchedParts.of(open(chosen.deployment), (end) => {
+            release();
+            if (end.kind === 'done') chosen.deployment.health.succeeded(chosen.trial);
+            else if (end.kind === 'failed') this.#judge(chosen, signal, end.error);
+          });
+        } catch (error) {
+          release();
+          this.#judge(chosen, signal, error);
+          throw error;
+        }
+        await parts.readAhead();
+        served(chosen.deployment);
+        return parts;
       } catch (error) {
-        release();
-        this.#judge(chosen, signal, error);
         if (signal.aborted || !isFailoverEligible(error)) throw error;
         lastError = error;
-        continue;
-      }
-      served(chosen.deployment);
-      try {
-        for (let next = first; !next.done; next = await iterator.next()) yield next.value;
-        chosen.deployment.health.succeeded(chosen.trial);
-        return;
-      } catch (error) {
-        this.#judge(chosen, signal, error);
-        throw error;
-      } finally {
-        release();
-        await iterator.return?.();
       }
     }
     throw lastError ?? this.#noneAvailable();

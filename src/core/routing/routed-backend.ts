@@ -2,6 +2,7 @@ import type { Backend } from '../backends/backend.ts';
 import type { DeploymentRouter, RoutedDeployment } from './deployment-router.ts';
 import { isFailoverEligible } from './failover-eligible.ts';
 import { recordServedBy } from './served-by.ts';
+import { OpenedLater } from '../streams/opened-later.ts';
 
 /** A model's router, and the name it stands for when it serves another model's call (a fallback). */
 export interface RouterTurn {
@@ -51,29 +52,25 @@ export function routedBackend(turns: () => readonly RouterTurn[]): Backend {
   /** One routed stream: committed once its first part is passed on; before that, the next deployment or fallback takes it. */
   function stream<Request extends Signalled, Part>(method: (backend: Backend) => ((request: Request) => AsyncIterable<Part>) | undefined) {
     const usable = () => (deployment: RoutedDeployment) => method(deployment.backend) !== undefined;
-    return async function* (request: Request): AsyncGenerator<Part> {
+    const open = async (request: Request): Promise<AsyncIterator<Part>> => {
       let lastError: unknown;
       for (const turn of usableTurns(turns(), usable)) {
-        let committed = false;
         try {
-          const parts = turn.router.stream(
+          // Committed once this resolves (its first part is in): later failures are the stream's own.
+          return await turn.router.openStream(
             request.signal,
             usable(),
             (deployment) => (method(deployment.backend) as (request: Request) => AsyncIterable<Part>)(request),
-            (deployment) => {
-              committed = true;
-              recordServedBy(request, served(deployment, turn));
-            },
+            (deployment) => recordServedBy(request, served(deployment, turn)),
           );
-          yield* parts;
-          return;
         } catch (error) {
-          if (committed || request.signal.aborted || !isFailoverEligible(error)) throw error;
+          if (request.signal.aborted || !isFailoverEligible(error)) throw error;
           lastError = error;
         }
       }
       throw lastError;
     };
+    return (request: Request): AsyncIterableIterator<Part> => new OpenedLater(() => open(request));
   }
 
   const backend: { -readonly [Key in keyof Backend]: Backend[Key] } = {};
