@@ -1,4 +1,5 @@
 import { ApiError, invalidField, missingField } from '../core/errors/api-error.ts';
+import { quoteClientValue } from '../core/errors/quote-client-value.ts';
 
 /** The parts of an Ajv error this mapping reads. */
 export interface SchemaViolation {
@@ -10,7 +11,7 @@ export interface SchemaViolation {
 
 /**
  * Turns schema violations into the platform error: 1213 naming a missing field, 1214 naming the
- * invalid field and the rule it broke.
+ * invalid field and the rule it broke, or the unknown field.
  */
 export function violationToApiError(violations: readonly SchemaViolation[]): ApiError {
   const first = pickViolation(violations);
@@ -18,6 +19,10 @@ export function violationToApiError(violations: readonly SchemaViolation[]): Api
   const path = fieldPath(first.instancePath);
   if (first.keyword === 'required') {
     return missingField(joinPath(path, String(first.params['missingProperty'])));
+  }
+  // Named, so the caller sees which field to drop (the name is the caller's: quoted and capped).
+  if (first.keyword === 'additionalProperties') {
+    return invalidField(joinPath(path, quoteClientValue(String(first.params['additionalProperty']))), 'not a known field');
   }
   if (path === '') return new ApiError('1210', 'The request body must be a JSON object.');
   return invalidField(path, describeRule(first, violations));
