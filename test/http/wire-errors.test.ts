@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { formatApiKey } from '../../src/core/auth/api-key.ts';
+import { ErrorBody } from '../../src/api/shared/common.schema.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
@@ -88,8 +89,9 @@ describe('internal errors and logs', () => {
       },
     });
     const base = await startTestPlatform();
-    const app = await buildApp({ ...base.platform, logger: { level: 'info', stream } });
-    app.post('/boom', async () => {
+    const app = await buildApp({ ...base.platform, logger: { level: 'info', stream }, onResponseMismatch: base.contract.report });
+    // Declared like every platform route's error answer, so the response check covers this one too.
+    app.post('/boom', { schema: { response: { 500: ErrorBody } } }, async () => {
       throw new Error('database password is hunter2');
     });
     try {

@@ -33,7 +33,7 @@ describe('one error shape for every answer the server writes', () => {
       },
     });
     // A short body idle timeout, so the Content-Length mismatch is answered quickly.
-    app = await buildApp({ ...test.platform, logger: false }, { ...defaultServerLimits, bodyIdleTimeoutMs: 500 });
+    app = await buildApp({ ...test.platform, logger: false, onResponseMismatch: test.contract.report }, { ...defaultServerLimits, bodyIdleTimeoutMs: 500 });
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as AddressInfo).port;
   });

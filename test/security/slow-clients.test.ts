@@ -41,7 +41,7 @@ describe('slow clients: timeouts and the per-address connection cap on a real so
         callback();
       },
     });
-    const app = await buildApp({ ...test.platform, logger: { level: 'warn', stream } }, limits);
+    const app = await buildApp({ ...test.platform, logger: { level: 'warn', stream }, onResponseMismatch: test.contract.report }, limits);
     apps.push(app);
     await app.listen({ port: 0, host: '127.0.0.1' });
     return (app.server.address() as AddressInfo).port;
