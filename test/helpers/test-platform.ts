@@ -19,6 +19,8 @@ export interface TestPlatform {
   readonly key: string;
   /** `Bearer <key>`, ready for the Authorization header. */
   readonly authorization: string;
+  /** Collects answers that break their response schemas; an app built beside this one reports to it too. */
+  readonly contract: ResponseContract;
   close(): Promise<void>;
 }
 
