@@ -9,6 +9,7 @@ import { readSettings } from '../../src/core/config/settings.ts';
 import type { KeyPolicy } from '../../src/core/limits/key-policy.ts';
 import type { App } from '../../src/http/app-types.ts';
 import { buildApp } from '../../src/http/build-app.ts';
+import { ResponseContract } from '../helpers/response-contract.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
 import { databaseTargets } from '../helpers/test-databases.ts';
 
@@ -42,6 +43,8 @@ export async function startTwoNodes(options: { redisUrl: string; config: Platfor
   writeFileSync(configPath, stringify(options.config));
   const masterKey = randomBytes(32).toString('hex');
   const nodes: PlatformNode[] = [];
+  // Both nodes' answers are checked against their routes' response schemas, as on a test platform.
+  const contract = new ResponseContract();
   for (const index of [0, 1]) {
     const environment: NodeJS.ProcessEnv = {
       // SQLite: both nodes open the same file; PostgreSQL: each its own data dir for blobs.
@@ -52,7 +55,7 @@ export async function startTwoNodes(options: { redisUrl: string; config: Platfor
       ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
     };
     const platform = await openPlatform(readSettings(environment), environment);
-    const app = await buildApp({ ...platform, logger: false });
+    const app = await buildApp({ ...platform, logger: false, onResponseMismatch: contract.report });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
     nodes.push({ app, platform, baseUrl: `http://127.0.0.1:${port}` });
@@ -71,6 +74,7 @@ export async function startTwoNodes(options: { redisUrl: string; config: Platfor
       }
       await target.drop(databaseUrl);
       rmSync(sharedDir, { recursive: true, force: true });
+      contract.assertKept();
     },
   };
 }
