@@ -11,6 +11,8 @@ export interface EnvironmentPlatform {
   readonly app: App;
   readonly platform: Platform;
   readonly dataDir: string;
+  /** Collects answers that break their response schemas (`close()` fails on one). */
+  readonly contract: ResponseContract;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function platformWithEnvironment(
     app,
     platform,
     dataDir,
+    contract,
     async close() {
       await app.close();
       await platform.close();

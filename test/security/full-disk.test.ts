@@ -337,7 +337,14 @@ function s3Environment(endpoint: string): NodeJS.ProcessEnv {
 
 async function withKey(environment: EnvironmentPlatform): Promise<TestPlatform> {
   const key = formatApiKey(await environment.platform.keys.create({ name: 's3' }));
-  return { app: environment.app, platform: environment.platform, key, authorization: `Bearer ${key}`, close: () => environment.close() };
+  return {
+    app: environment.app,
+    platform: environment.platform,
+    key,
+    authorization: `Bearer ${key}`,
+    contract: environment.contract,
+    close: () => environment.close(),
+  };
 }
 
 describe('an unavailable object store (S3)', () => {
