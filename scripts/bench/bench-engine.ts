@@ -12,6 +12,7 @@ import { glmTinyChat } from '../../test/helpers/tiny-glm-gguf.ts';
 import { writeTinyGguf, type TinyGgufChat } from '../../test/helpers/tiny-gguf.ts';
 import { agentFor, pooledPercentiles, runRound, type AnswerTarget, type RoundResult } from './answer-load.ts';
 import { cpuTimes, freePort, start, stopAll, waitForHealth } from './bench-processes.ts';
+import { measureFailover } from './failover-load.ts';
 import { median } from './load.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -37,7 +38,8 @@ const withProxy = process.env['BENCH_PROXY'] === '1';
 /**
  * BENCH_ROUTED=1: also a platform whose model has two deployments, this engine and a second
  * llama-server, measured beside the one-deployment platform in every cell (the two engines share
- * the host's CPUs, so the same work is spread, and the difference is what routing costs).
+ * the host's CPUs, so the same work is spread, and the difference is what routing costs); and at
+ * the end, the failover case: the second engine killed under load (failover-load.ts).
  */
 const withRouted = process.env['BENCH_ROUTED'] === '1';
 const routedName = 'platform routed (2 deployments)';
@@ -305,6 +307,19 @@ async function main(): Promise<void> {
           );
         }
       }
+    }
+    const [single, routed] = platforms;
+    if (withRouted && secondEngine !== undefined && single !== undefined && routed !== undefined) {
+      const stopped = secondEngine;
+      console.log(`\nFailover: ${routedName} under sync load at concurrency 16 (max_tokens 32); its second engine is killed (load ${load()})`);
+      const failover = await measureFailover(withBodies(single.target, 32, false), withBodies(routed.target, 32, false), () => stopped.kill('SIGKILL'));
+      console.log(`  the one-deployment platform on the survivor: ${fixed(failover.survivorPerSecond)} answers/s`);
+      console.log(`  routed, answers in each second after the kill: ${failover.perSecondAfterStop.join(' ')}`);
+      console.log(`  failed: ${failover.failedInFlight} running on the killed engine, ${failover.failedAfterStop} started after the kill`);
+      const reached = failover.reachedAfterSeconds;
+      verdicts.push(
+        `${routedName}, one engine killed: 90% of the survivor's answers/s ${reached === undefined ? 'not reached' : `reached within ${reached} s`}, ${failover.failedAfterStop} calls started after the kill failed (target <= 5 s, 0 failed): ${reached !== undefined && reached <= 5 && failover.failedAfterStop === 0 ? 'met' : 'NOT met'}`,
+      );
     }
     console.log(`\nload average at the end: ${load()}; ${elapsed(begun)} in all`);
     console.log('\nTargets');
