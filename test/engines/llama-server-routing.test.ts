@@ -66,7 +66,9 @@ describeWithLlamaServer('one model on two real llama-servers, one stopped mid-ru
     assert.ok(afterStop.every((outcome) => outcome.served === new URL(survivor.origin).host));
     const beforeStop = outcomes.filter((outcome) => outcome.startedAt < stoppedAt);
     const servedBefore = beforeStop.map((outcome) => `${outcome.status} ${outcome.served}`);
-    assert.ok(new Set(beforeStop.map((outcome) => outcome.served)).size === 2, `both engines served before the stop: ${servedBefore.join(', ')}`);
+    // A call running on the engine as it stops fails (it had begun there): only answered calls name who served them.
+    const answeredBefore = beforeStop.filter((outcome) => outcome.status === 200);
+    assert.equal(new Set(answeredBefore.map((outcome) => outcome.served)).size, 2, `both engines served before the stop: ${servedBefore.join(', ')}`);
     const victimState = test.platform.backends.deploymentStates().find((state) => state.deployment === new URL(victim.origin).host);
     assert.equal(victimState?.state, 'cooling-down');
   });
