@@ -124,11 +124,26 @@ for (const target of databaseTargets) {
     it('searches a file only once all its passages are in, and leaves nothing of one that fails', async () => {
       const record = { id: 'file-big', ownerKeyId: 'key-a', purpose: 'retrieval', filename: 'big.txt', bytes: 10, createdAt: new Date(start) };
       assert.equal(await files.insertWithinLimit(record, 100), true);
-      const passages = Array.from({ length: 600 }, (_, index) => `Passage number ${index} mentions the lantern festival.`);
+      // Many transactions of passages, so that the test meets the add between two of them on any machine.
+      const passages = Array.from({ length: 5_000 }, (_, index) => `Passage number ${index} mentions the lantern festival.`);
+      const storedOf = async (fileId: string) =>
+        Number((await sql<{ count: number }>`SELECT count(*) AS count FROM knowledge_passages WHERE file_id = ${fileId}`.execute(database.db)).rows[0]?.count);
+      const listed = async (fileId: string) =>
+        (await sql<{ count: number }>`SELECT count(*) AS count FROM knowledge_files WHERE file_id = ${fileId}`.execute(database.db)).rows[0]?.count;
+      /** Waits until the add has stored some passages of the file but has well over one transaction's worth still to go. */
+      const midway = async (fileId: string) => {
+        for (;;) {
+          const stored = await storedOf(fileId);
+          if (stored > 0) return stored < passages.length - 1_000;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+
       const adding = knowledge.addFile({ fileId: 'file-big', ownerKeyId: 'key-a', knowledgeId: 'kb-big', sentenceSize: 300 }, passages);
-      // Between its transactions, the first passages are stored but the file is not yet searched.
-      await new Promise((resolve) => setImmediate(resolve));
-      assert.equal(await knowledge.search('key-a', 'kb-big', 'lantern', 3), undefined);
+      assert.ok(await midway('file-big'), 'the add was met between its transactions');
+      const early = await knowledge.search('key-a', 'kb-big', 'lantern', 3);
+      // The file is listed last, once: unlisted after the search means unlisted during it.
+      if (Number(await listed('file-big')) === 0) assert.equal(early, undefined, 'a file is not searched while its passages go in');
       await adding;
       assert.equal((await knowledge.search('key-a', 'kb-big', 'lantern festival', 3))?.length, 3);
 
@@ -137,7 +152,7 @@ for (const target of databaseTargets) {
       const gone = { ...record, id: 'file-gone' };
       assert.equal(await files.insertWithinLimit(gone, 100), true);
       const failing = knowledge.addFile({ fileId: 'file-gone', ownerKeyId: 'key-a', knowledgeId: 'kb-big', sentenceSize: 300 }, passages);
-      await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(await midway('file-gone'), 'the add was met between its transactions');
       await files.delete('key-a', 'file-gone');
       await assert.rejects(failing);
       assert.equal(await countRows('knowledge_passages'), before);
