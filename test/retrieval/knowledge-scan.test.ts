@@ -31,3 +31,29 @@ describe('a scanned PDF in a knowledge base', () => {
     assert.match(hits?.[0]?.content ?? '', /recogn/i, JSON.stringify(hits));
   });
 });
+
+describe('a scanned PDF in a knowledge base, with knowledge.ocrModel in the config', () => {
+  let test: TestPlatform;
+  before(async () => {
+    test = await startTestPlatform({ config: { knowledge: { ocrModel: 'house-ocr' } } });
+  });
+  after(() => test.close());
+
+  it('goes to the configured model (here one the catalog lacks: refused, nothing kept)', async () => {
+    const { payload, contentType } = await encodeForm([
+      ['purpose', 'retrieval'],
+      ['knowledge_id', 'scans'],
+      ['file', await scannedPdf([singleColumn.page]), 'scan.pdf', 'application/pdf'],
+    ]);
+    const response = await test.app.inject({
+      method: 'POST',
+      url: '/paas/v4/files',
+      headers: { authorization: test.authorization, 'content-type': contentType },
+      payload,
+    });
+    assert.notEqual(response.statusCode, 200);
+    assert.match(response.body, /house-ocr/);
+    const listed = await test.app.inject({ method: 'GET', url: '/paas/v4/files?purpose=retrieval', headers: { authorization: test.authorization } });
+    assert.equal((JSON.parse(listed.body) as { data: unknown[] }).data.length, 0, listed.body);
+  });
+});

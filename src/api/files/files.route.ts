@@ -8,12 +8,9 @@ import { contentDisposition, toFileObject } from './files.mapper.ts';
 import { FileContentResponse, FileDeleted, FileIdParams, FileList, FileListQuery, FileObject, FileUploadForm } from './files.schema.ts';
 import { receiveUpload } from './files.upload.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
-import { scanTextReader } from '../../core/knowledge/scan-text.ts';
+import { defaultKnowledgeOcrModel, scanTextReader } from '../../core/knowledge/scan-text.ts';
 import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
 import { addToKnowledgeBase, checkKnowledgeFields } from './knowledge-upload.ts';
-
-/** The OCR model that reads scanned PDFs uploaded to a knowledge base. */
-const scanModel = 'glm-ocr';
 
 /** Newest first, and a page large enough to hold every file a key may keep. */
 const defaultListLimit = 100;
@@ -24,6 +21,7 @@ const defaultListLimit = 100;
  */
 export function registerFileRoutes(app: App, deps: AppDependencies): void {
   const knowledge = createKnowledgeIndex(deps.database);
+  const scanModel = deps.config.knowledge?.ocrModel ?? defaultKnowledgeOcrModel;
   const readScan = (bytes: Uint8Array, signal: AbortSignal) => scanTextReader(deps.backends.layoutParser(scanModel), scanModel)(bytes, signal);
   app.post(
     '/files',

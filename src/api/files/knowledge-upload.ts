@@ -30,7 +30,7 @@ export function checkKnowledgeFields(fields: FileUploadFields): void {
  */
 export async function addToKnowledgeBase(
   upload: ReceivedUpload,
-  deps: { readonly files: FileStore; readonly knowledge: KnowledgeIndex; readonly readScan: ScanReader | undefined },
+  deps: { readonly files: FileStore; readonly knowledge: KnowledgeIndex; readonly readScan: ScanReader },
   signal: AbortSignal,
 ): Promise<number> {
   const { file, fields } = upload;

@@ -96,6 +96,19 @@ export const PlatformConfigSchema = Type.Object(
         { additionalProperties: false, description: 'The models each agent of /v1/agents builds on.' },
       ),
     ),
+    knowledge: Type.Optional(
+      Type.Object(
+        {
+          ocrModel: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description: 'Layout-parsing model of the catalog that reads scanned PDFs added to a knowledge base (default glm-ocr).',
+            }),
+          ),
+        },
+        { additionalProperties: false, description: 'Local knowledge bases of the chat retrieval tool.' },
+      ),
+    ),
     fetch: Type.Optional(
       Type.Object(
         {

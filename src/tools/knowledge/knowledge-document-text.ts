@@ -5,7 +5,7 @@ import type { HtmlArticle } from '../reader/html-article.ts';
 import { extractHtmlArticleInThread } from './html-article-thread.ts';
 import { readPdfText } from '../reader/pdf-text.ts';
 
-/** Reads the text of a scanned PDF (the layout parser's OCR); absent: scans are refused. */
+/** Reads the text of a scanned PDF (the layout parser's OCR). */
 export type ScanReader = (bytes: Uint8Array, signal: AbortSignal) => Promise<string>;
 
 /** The most of each kind of knowledge file parsed: HTML is parsed in one synchronous step, PDFs page by page. */
@@ -23,12 +23,12 @@ const readableKinds = 'plain text, Markdown, HTML and PDF files can; save the do
 /**
  * The text of a file uploaded to a knowledge base: plain text and Markdown as written (UTF-8),
  * HTML through the web reader's extraction (Readability: the main content, without navigation
- * and scripts), PDF from its text layer (pdf.js), or through OCR when it is a scan and
- * `readScan` is given. Anything else, or a file over its kind's cap, is refused as 1214.
+ * and scripts), PDF from its text layer (pdf.js), or through `readScan` (OCR) when it is a scan.
+ * Anything else, or a file over its kind's cap, is refused as 1214.
  */
 export async function readKnowledgeText(
   file: { readonly bytes: Buffer; readonly filename: string; readonly contentType: string },
-  readScan: ScanReader | undefined,
+  readScan: ScanReader,
   signal: AbortSignal,
 ): Promise<string> {
   const extension = extname(file.filename).toLowerCase();
@@ -74,7 +74,7 @@ async function htmlText(html: string, signal: AbortSignal): Promise<string> {
   return article.title !== '' && !article.text.startsWith(article.title) ? `${article.title}\n\n${article.text}` : article.text;
 }
 
-async function pdfText(bytes: Buffer, readScan: ScanReader | undefined, signal: AbortSignal): Promise<string> {
+async function pdfText(bytes: Buffer, readScan: ScanReader, signal: AbortSignal): Promise<string> {
   if (bytes.byteLength > maxKnowledgePdfBytes) throw invalidField('file', `a PDF for a knowledge base may be at most ${maxKnowledgePdfBytes / 1024 / 1024} MB`);
   let pages: readonly string[];
   try {
@@ -84,6 +84,5 @@ async function pdfText(bytes: Buffer, readScan: ScanReader | undefined, signal: 
   }
   const text = pages.filter((page) => page !== '').join('\n\n');
   if (text !== '') return text;
-  if (readScan === undefined) throw invalidField('file', 'is a PDF without a text layer (a scan), and no OCR model is available to read it');
   return readScan(bytes, signal);
 }
