@@ -77,14 +77,7 @@ export class DeploymentRouter {
     call: (deployment: RoutedDeployment) => Promise<Result>,
     served: (deployment: RoutedDeployment) => void,
   ): Promise<Result> {
-    const tried = new Set<RoutedDeployment>();
-    let lastError: unknown;
-    for (let attempt = 0; attempt < this.#routing.maxAttempts; attempt += 1) {
-      signal.throwIfAborted();
-      const chosen = this.#choose(usable, tried);
-      if (chosen === undefined) break;
-      tried.add(chosen.deployment);
-      const release = await this.#enter(chosen.deployment, signal);
+    return this.#failover(signal, usable, async (chosen, release) => {
       try {
         const result = await call(chosen.deployment);
         chosen.deployment.health.succeeded(chosen.trial);
@@ -92,13 +85,11 @@ export class DeploymentRouter {
         return result;
       } catch (error) {
         this.#judge(chosen, signal, error);
-        if (signal.aborted || !isFailoverEligible(error)) throw error;
-        lastError = error;
+        throw error;
       } finally {
         release();
       }
-    }
-    throw lastError ?? this.#noneAvailable();
+    });
   }
 
   /**
@@ -125,30 +116,41 @@ export class DeploymentRouter {
     open: (deployment: RoutedDeployment) => AsyncIterable<Part>,
     served: (deployment: RoutedDeployment) => void,
   ): Promise<AsyncIterableIterator<Part>> {
+    return this.#failover(signal, usable, async (chosen, release) => {
+      let parts: WatchedParts<Part>;
+      try {
+        parts = WatchedParts.of(open(chosen.deployment), (end) => {
+          release();
+          if (end.kind === 'done') chosen.deployment.health.succeeded(chosen.trial);
+          else if (end.kind === 'failed') this.#judge(chosen, signal, end.error);
+        });
+      } catch (error) {
+        release();
+        this.#judge(chosen, signal, error);
+        throw error;
+      }
+      await parts.readAhead();
+      served(chosen.deployment);
+      return parts;
+    });
+  }
+
+  /**
+   * Tries `attempt` on one deployment after another (each at most once, up to `maxAttempts`, while
+   * the signal is live), moving on only after a failover-eligible failure. `attempt` owns the
+   * deployment's slot (`release`) and tells its health.
+   */
+  async #failover<Result>(signal: AbortSignal, usable: Usable, attempt: (chosen: Chosen, release: () => void) => Promise<Result>): Promise<Result> {
     const tried = new Set<RoutedDeployment>();
     let lastError: unknown;
-    for (let attempt = 0; attempt < this.#routing.maxAttempts; attempt += 1) {
+    for (let count = 0; count < this.#routing.maxAttempts; count += 1) {
       signal.throwIfAborted();
       const chosen = this.#choose(usable, tried);
       if (chosen === undefined) break;
       tried.add(chosen.deployment);
       const release = await this.#enter(chosen.deployment, signal);
       try {
-        let parts: WatchedParts<Part>;
-        try {
-          parts = WatchedParts.of(open(chosen.deployment), (end) => {
-            release();
-            if (end.kind === 'done') chosen.deployment.health.succeeded(chosen.trial);
-            else if (end.kind === 'failed') this.#judge(chosen, signal, end.error);
-          });
-        } catch (error) {
-          release();
-          this.#judge(chosen, signal, error);
-          throw error;
-        }
-        await parts.readAhead();
-        served(chosen.deployment);
-        return parts;
+        return await attempt(chosen, release);
       } catch (error) {
         if (signal.aborted || !isFailoverEligible(error)) throw error;
         lastError = error;
