@@ -42,6 +42,13 @@ const withProxy = process.env['BENCH_PROXY'] === '1';
  * the end, the failover case: the second engine killed under load (failover-load.ts).
  */
 const withRouted = process.env['BENCH_ROUTED'] === '1';
+/**
+ * BENCH_SYNC_WHOLE=1: also a platform whose model says `syncAnswers: whole`, in the sync cells:
+ * non-streamed calls reach the engine as whole answers, as the direct calls do, instead of the
+ * stream the platform asks llama.cpp for by default (which costs the engine itself CPU per token).
+ */
+const withSyncWhole = process.env['BENCH_SYNC_WHOLE'] === '1';
+const syncWholeName = 'platform syncAnswers: whole';
 const routedName = 'platform routed (2 deployments)';
 const alias = 'tiny-glm';
 const publicModel = 'glm-4.7';
@@ -106,10 +113,10 @@ interface Platform {
   readonly pid: number;
 }
 
-async function startPlatform(name: string, engines: readonly LlamaServer[], nodeFlags: readonly string[], dataDir: string): Promise<Platform> {
+async function startPlatform(name: string, engines: readonly LlamaServer[], nodeFlags: readonly string[], dataDir: string, settings = ''): Promise<Platform> {
   const key = 'abcdefabcdefabcdefabcdefabcdef98.BenchSecret00002';
   const config = join(dataDir, 'config.yaml');
-  const entry = (engine: LlamaServer) => `{ backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias} }`;
+  const entry = (engine: LlamaServer) => `{ backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias}${settings} }`;
   const [first] = engines;
   if (first === undefined) throw new Error('a platform needs an engine');
   const model = engines.length === 1 ? entry(first) : `{ deployments: [${engines.map(entry).join(', ')}] }`;
@@ -201,6 +208,11 @@ async function main(): Promise<void> {
       dataDirs.push(routedDir);
       platforms.push(await startPlatform(routedName, [engine, secondEngine], [], routedDir));
     }
+    if (withSyncWhole) {
+      const wholeDir = mkdtempSync(join(tmpdir(), 'bench-engine-whole-'));
+      dataDirs.push(wholeDir);
+      platforms.push(await startPlatform(syncWholeName, [engine], [], wholeDir, ', syncAnswers: whole'));
+    }
     if (abFlags.length > 0) {
       const abDir = mkdtempSync(join(tmpdir(), 'bench-engine-ab-'));
       dataDirs.push(abDir);
@@ -236,7 +248,9 @@ async function main(): Promise<void> {
     const nameWidth = Math.max(6, ...base.map((target) => target.name.length));
     for (const cell of cells) {
       const requests = cell.requestsPerRound;
-      const sides: Side[] = base.map((target) => ({
+      // Streamed calls are the same with either syncAnswers.
+      const targets = cell.stream ? base.filter((target) => target.name !== syncWholeName) : base;
+      const sides: Side[] = targets.map((target) => ({
         target: withBodies(target, cell.maxTokens, target === direct || isProxy(target)),
         agent: agentFor(target, cell.stream, cell.concurrency),
         pid: pids.get(target.name),

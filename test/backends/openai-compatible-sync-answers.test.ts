@@ -20,7 +20,8 @@ import {
 /**
  * Whole answers from llama.cpp's server are asked for as streams and put together by the platform
  * (the server stops decoding for a departed client only while it streams): when the model's
- * config says `engine: llama.cpp`, or once an answer's `Server` header says so.
+ * config says `engine: llama.cpp`, or once an answer's `Server` header says so; `syncAnswers`
+ * chooses either way.
  */
 describe('openai-compatible: whole answers over a stream for llama.cpp servers', () => {
   let engine: FakeOpenAiServer;
@@ -119,5 +120,28 @@ describe('openai-compatible: whole answers over a stream for llama.cpp servers',
     await chat.generate(chatRequest());
     await chat.generate(chatRequest());
     assert.deepEqual(streamedFlags(), [false, false]);
+  });
+
+  it('syncAnswers whole: llama.cpp answers whole, even when its Server header says so', async () => {
+    const chat = openChat({ engine: 'llama.cpp', syncAnswers: 'whole' });
+    engine.enqueue(
+      { kind: 'json', body: vllmCompletion({ content: 'one' }), headers: { server: 'llama.cpp' } },
+      { kind: 'json', body: vllmCompletion({ content: 'two' }), headers: { server: 'llama.cpp' } },
+    );
+    assert.equal((await chat.generate(chatRequest())).content, 'one');
+    assert.equal((await chat.generate(chatRequest())).content, 'two');
+    assert.deepEqual(streamedFlags(), [false, false]);
+  });
+
+  it('syncAnswers streamed: any engine is asked for a stream from the first call', async () => {
+    engine.enqueue(
+      sseReply([
+        vllmChunk({ content: 'streamed' }),
+        vllmChunk({}, 'stop'),
+        { id: 'x', choices: [], usage: vllmUsage({ promptTokens: 4, completionTokens: 1 }) },
+      ]),
+    );
+    assert.equal((await openChat({ engine: 'vllm', syncAnswers: 'streamed' }).generate(chatRequest())).content, 'streamed');
+    assert.deepEqual(streamedFlags(), [true]);
   });
 });

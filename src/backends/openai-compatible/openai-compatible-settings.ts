@@ -19,6 +19,12 @@ export const OpenAiCompatibleSettingsSchema = Type.Object(
           "Which server it is, for token counting (llama.cpp: /v1/chat/completions/input_tokens or /apply-template + /tokenize; vllm: chat /tokenize; sglang: tokenizerPath needed). Left out: found from the engine's first /tokenize answer.",
       }),
     ),
+    syncAnswers: Type.Optional(
+      Type.Union([Type.Literal('streamed'), Type.Literal('whole')], {
+        description:
+          "How a non-streamed chat call asks the engine: 'streamed' puts the answer together from a stream (llama.cpp's server stops decoding for a client that left only while it streams), 'whole' asks for the whole answer (more answers/s from llama-server, whose streaming costs it CPU, but a departed client's answer is decoded to its end). Default: streamed for llama.cpp (configured, or learned from its Server header), whole otherwise.",
+      }),
+    ),
     vision: Type.Optional(Type.Boolean({ description: 'The engine takes image/video/file content parts.' })),
     tokenizerPath: Type.Optional(modelSettings.tokenizerPath),
     chatTemplatePath: Type.Optional(modelSettings.chatTemplatePath),

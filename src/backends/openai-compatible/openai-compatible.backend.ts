@@ -42,7 +42,7 @@ export const createOpenAiCompatibleBackend: BackendFactory<OpenAiCompatibleSetti
       engine,
       `${baseUrl}/chat/completions`,
       (request, stream) => buildOpenAiChatBody(request, options, stream),
-      entry.engine === 'llama.cpp' ? 'streamed' : entry.engine === undefined ? 'learn' : 'whole',
+      entry.syncAnswers ?? (entry.engine === 'llama.cpp' ? 'streamed' : entry.engine === undefined ? 'learn' : 'whole'),
     ),
     tokenizer: new OpenAiCompatibleTokenizer(engine, baseUrl, options, entry.engine),
     // vLLM, SGLang, llama-server and Ollama all list what they serve at /models (llama-server answers 503 while it loads).
