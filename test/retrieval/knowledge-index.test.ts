@@ -70,6 +70,11 @@ for (const target of databaseTargets) {
       );
       assert.equal(await knowledge.search('key-a', 'kb-unknown', 'ferry', 3), undefined);
       assert.equal(await knowledge.search('key-c', 'kb', 'ferry', 3), undefined, "another key's knowledge id does not exist for it");
+      assert.deepEqual(
+        [await knowledge.has('key-a', 'kb'), await knowledge.has('key-a', 'kb-unknown'), await knowledge.has('key-c', 'kb')],
+        [true, false, false],
+        'has() agrees with search',
+      );
       assert.deepEqual(await knowledge.search('key-a', 'kb', '?!', 3), [], 'a question without words finds nothing');
       assert.equal((await knowledge.search('key-b', 'kb', 'ferry', 3))?.[0]?.content, 'The ferry of the other key leaves at noon.');
     });
@@ -119,6 +124,7 @@ for (const target of databaseTargets) {
       for (const file of await files.listCreatedBefore(new Date(start + 1000), 100)) await files.delete(file.ownerKeyId, file.id);
       assert.equal(await countRows('knowledge_passages'), 0);
       assert.equal(await knowledge.search('key-a', 'kb', 'ferry', 3), undefined, 'a base without files is gone');
+      assert.equal(await knowledge.has('key-a', 'kb'), false);
     });
 
     it('searches a file only once all its passages are in, and leaves nothing of one that fails', async () => {

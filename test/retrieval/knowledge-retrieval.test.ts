@@ -179,6 +179,40 @@ describe('the chat retrieval tool over local knowledge bases (fake vLLM on loopb
     assert.match(promptSent(0), /violet heron/);
   });
 
+  it("refuses an async call naming an unknown or another key's knowledge id at submit, as sync chat does: no task, nothing held", async () => {
+    const prices = { 'glm-4.7': { perCall: 100, perPromptToken: 2, perCompletionToken: 4 } };
+    const { key } = await test.platform.keyAdmin.create({ policy: { credit: { balance: 1000, prices } } });
+    const keyId = key.split('.')[0] ?? '';
+    const body = (knowledgeId: string) => ({
+      model: 'glm-4.7',
+      messages: [{ role: 'user', content: 'What is the vault password?' }],
+      tools: [{ type: 'retrieval', retrieval: { knowledge_id: knowledgeId } }],
+    });
+    const submit = (knowledgeId: string, headers: Record<string, string> = { authorization: `Bearer ${key}` }) =>
+      postJson(test, '/paas/v4/async/chat/completions', body(knowledgeId), headers);
+    for (const knowledgeId of ['kb-main', 'kb-other', 'kb-never']) {
+      const refused = await submit(knowledgeId);
+      assertPlatformError(refused, { status: 404, code: '404', mentions: [knowledgeId] });
+      const sync = await postJson(test, chatPath, body(knowledgeId), { authorization: `Bearer ${key}` });
+      assert.equal(refused.body, sync.body, 'the same error body as sync chat');
+    }
+    const tasks = await test.platform.database.db
+      .selectFrom('tasks')
+      .select((builder) => builder.fn.countAll<number>().as('count'))
+      .where('owner_key_id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(tasks.count), 0, 'no task row');
+    assert.equal(await test.platform.credits.balance(keyId), 1000, 'nothing charged');
+    assert.equal((await test.platform.keyAdmin.get(keyId))?.creditHeld, 0, 'nothing held');
+    assert.equal(engine.requests.length, 0, 'no engine call');
+    assertPlatformError(await submit('kb-other', { authorization: test.authorization }), { status: 404, code: '404', mentions: ['kb-other'] });
+    const own = await submit('kb-other', { authorization: `Bearer ${otherKey}` });
+    assert.equal(own.statusCode, 200, own.body);
+    const answer = await waitForTask({ ...test, authorization: `Bearer ${otherKey}` }, (own.json() as { id: string }).id);
+    assert.equal(answer.task_status, 'SUCCESS', JSON.stringify(answer));
+    assert.match(promptSent(0), /violet heron/);
+  });
+
   it('lists knowledge bases with their files and passage counts (admin API)', async () => {
     const response = await test.app.inject({ method: 'GET', url: '/admin/knowledge', headers: { authorization: `Bearer ${adminKey}` } });
     assert.equal(response.statusCode, 200, response.body);

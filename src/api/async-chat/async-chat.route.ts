@@ -1,3 +1,4 @@
+import { checkKnowledgeBase } from '../../core/knowledge/chat-retrieval.ts';
 import { taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
 import { defaultTaskTimeoutMs } from '../../core/tasks/task-timeouts.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
@@ -7,8 +8,10 @@ import { responses } from '../shared/common.schema.ts';
 import { checkAsyncChatRequest } from './async-chat.checks.ts';
 import { toChatTaskRequest } from './async-chat.mapper.ts';
 import { AsyncChatCompletionRequest } from './async-chat.schema.ts';
+import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
 
 export function registerAsyncChatRoutes(app: App, deps: AppDependencies): void {
+  const knowledge = createKnowledgeIndex(deps.database);
   app.post(
     '/async/chat/completions',
     {
@@ -32,13 +35,17 @@ export function registerAsyncChatRoutes(app: App, deps: AppDependencies): void {
       checkAsyncChatRequest(body);
       // Refuse now, not in the task, when no engine serves the model (1211 / 1221).
       deps.backends.chat(body.model);
+      const ownerKeyId = request.apiKey?.id ?? '';
+      const job = toChatTaskRequest(body);
+      // As sync chat does: an unknown knowledge base (another key's included) is 404 now, with no task and nothing charged.
+      if (job.retrieval !== undefined) await checkKnowledgeBase(knowledge, ownerKeyId, job.retrieval.knowledgeId);
       const engineTimeoutMs = deps.models.resolve(body.model, 'chat').timeoutMs;
       const task = await deps.tasks.submit({
         kind: 'chat',
-        ownerKeyId: request.apiKey?.id ?? '',
+        ownerKeyId,
         model: body.model,
         requestId: request.requestId,
-        request: toChatTaskRequest(body),
+        request: job,
         // The engine's own limit decides first, with a clearer reason, when it is the longer one.
         timeoutMs: Math.max(defaultTaskTimeoutMs('chat'), (engineTimeoutMs ?? 0) + taskDeadlineMarginMs),
       });

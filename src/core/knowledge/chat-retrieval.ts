@@ -1,6 +1,6 @@
 import { lastUserText } from '../chat/chat-web-search.ts';
 import type { ChatMessage, ChatRequest, ContentPart } from '../chat/chat-types.ts';
-import { notFound } from '../errors/api-error.ts';
+import { notFound, type ApiError } from '../errors/api-error.ts';
 import type { KnowledgeHit, KnowledgeIndex } from './knowledge-index.ts';
 
 /** The chat retrieval tool's settings: which knowledge base of the calling key, and the prompt around its passages. */
@@ -47,13 +47,26 @@ export async function withRetrievedKnowledge(
 ): Promise<{ request: ChatRequest; passages: readonly KnowledgeHit[] }> {
   const question = lastUserText(request.messages);
   const passages = await knowledge.search(ownerKeyId, retrieval.knowledgeId, question, retrievedPassages);
-  if (passages === undefined) throw notFound('Knowledge base', retrieval.knowledgeId);
+  if (passages === undefined) throw knowledgeBaseNotFound(retrieval.knowledgeId);
   const index = lastUserIndex(request.messages);
   if (index < 0) return { request, passages };
   const template = retrieval.promptTemplate ?? defaultPromptTemplate;
   const filled = fillTemplate(template, passages.map((passage) => passage.content).join('\n\n'), question);
   const messages = request.messages.map((message, position) => (position === index ? withText(message, filled) : message));
   return { request: { ...request, messages }, passages };
+}
+
+/**
+ * Refuses, before anything is queued or charged, a retrieval tool naming a knowledge base the key
+ * does not have (an async call would otherwise fail only later, in its task).
+ */
+export async function checkKnowledgeBase(knowledge: KnowledgeIndex, ownerKeyId: string, knowledgeId: string): Promise<void> {
+  if (!(await knowledge.has(ownerKeyId, knowledgeId))) throw knowledgeBaseNotFound(knowledgeId);
+}
+
+/** Another key's knowledge id reads exactly as an unknown one. */
+function knowledgeBaseNotFound(knowledgeId: string): ApiError {
+  return notFound('Knowledge base', knowledgeId);
 }
 
 /** One pass over the template, so text inside the passages is never taken for a placeholder. */

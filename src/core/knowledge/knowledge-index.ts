@@ -47,6 +47,8 @@ export interface KnowledgeIndex {
   addFile(entry: KnowledgeFileEntry, passages: readonly string[]): Promise<void>;
   /** The best `limit` passages for the question; undefined when the key has no such knowledge base. */
   search(ownerKeyId: string, knowledgeId: string, question: string, limit: number): Promise<KnowledgeHit[] | undefined>;
+  /** Whether the key has this knowledge base (a file in it). */
+  has(ownerKeyId: string, knowledgeId: string): Promise<boolean>;
   /** Knowledge bases with their files, of one key or (undefined) of every key. */
   list(ownerKeyId: string | undefined): Promise<KnowledgeBaseSummary[]>;
 }

@@ -65,13 +65,7 @@ export class KnowledgeIndexStore implements KnowledgeIndex {
   }
 
   async search(ownerKeyId: string, knowledgeId: string, question: string, limit: number): Promise<KnowledgeHit[] | undefined> {
-    const files = await this.#db
-      .selectFrom('knowledge_files as k')
-      .innerJoin('files as f', 'f.id', 'k.file_id')
-      .select(['k.file_id', 'f.filename'])
-      .where('k.owner_key_id', '=', ownerKeyId)
-      .where('k.knowledge_id', '=', knowledgeId)
-      .execute();
+    const files = await this.#filesOf(ownerKeyId, knowledgeId).select('f.filename').execute();
     if (files.length === 0) return undefined;
     const terms = parseQueryTerms(question);
     if (isEmptyQuery(terms) || limit < 1) return [];
@@ -93,6 +87,20 @@ export class KnowledgeIndexStore implements KnowledgeIndex {
       content: match.content,
       score: match.score,
     }));
+  }
+
+  async has(ownerKeyId: string, knowledgeId: string): Promise<boolean> {
+    return (await this.#filesOf(ownerKeyId, knowledgeId).limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  /** The files of one key's knowledge base, as search sees them: those whose upload is still kept. */
+  #filesOf(ownerKeyId: string, knowledgeId: string) {
+    return this.#db
+      .selectFrom('knowledge_files as k')
+      .innerJoin('files as f', 'f.id', 'k.file_id')
+      .select('k.file_id')
+      .where('k.owner_key_id', '=', ownerKeyId)
+      .where('k.knowledge_id', '=', knowledgeId);
   }
 
   async list(ownerKeyId: string | undefined): Promise<KnowledgeBaseSummary[]> {
