@@ -5,11 +5,12 @@ export const deploymentHeader = 'x-model-platform-deployment';
 export const fallbackModelHeader = 'x-model-platform-fallback-model';
 
 /**
- * Names the deployment (and the fallback model) that answered `engineRequest` in the response
- * headers. Set on the raw response, so it goes out with an event stream's headers too.
+ * Names the deployment (and the fallback model) that answered the engine call made with `signal`
+ * (the route's abortOnDisconnect) in the response headers. Set on the raw response, so it goes out
+ * with an event stream's headers too.
  */
-export function setServedByHeaders(reply: FastifyReply, engineRequest: object): void {
-  const servedBy = servedByOf(engineRequest);
+export function setServedByHeaders(reply: FastifyReply, signal: AbortSignal): void {
+  const servedBy = servedByOf(signal);
   if (servedBy === undefined || reply.raw.headersSent) return;
   reply.raw.setHeader(deploymentHeader, servedBy.deployment);
   if (servedBy.fallbackModel !== undefined) reply.raw.setHeader(fallbackModelHeader, servedBy.fallbackModel);
@@ -20,7 +21,7 @@ export function setServedByHeaders(reply: FastifyReply, engineRequest: object): 
  * deployment by then, and the relay sends the headers only after that part. Later parts are read
  * straight from `parts`, with no layer of their own.
  */
-export function withServedByHeaders<Part>(parts: AsyncIterable<Part>, reply: FastifyReply, engineRequest: object): AsyncIterableIterator<Part> {
+export function withServedByHeaders<Part>(parts: AsyncIterable<Part>, reply: FastifyReply, signal: AbortSignal): AsyncIterableIterator<Part> {
   const iterator = parts[Symbol.asyncIterator]();
   let first = true;
   return {
@@ -28,7 +29,7 @@ export function withServedByHeaders<Part>(parts: AsyncIterable<Part>, reply: Fas
       if (!first) return iterator.next();
       first = false;
       return iterator.next().then((step) => {
-        if (step.done !== true) setServedByHeaders(reply, engineRequest);
+        if (step.done !== true) setServedByHeaders(reply, signal);
         return step;
       });
     },

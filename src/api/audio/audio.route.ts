@@ -54,11 +54,11 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       const recordUsage = () => request.recordUsage({ model: fields.model, units: { audioSeconds: audio.durationSeconds } });
       if (fields.stream === true) {
         const deltas = transcriber.stream?.(transcription) ?? wholeTextAsDelta(transcriber.transcribe(transcription));
-        if (await relayTranscriptionStream(withServedByHeaders(deltas, reply, transcription), header, new SseWriter(request, reply))) recordUsage();
+        if (await relayTranscriptionStream(withServedByHeaders(deltas, reply, transcription.signal), header, new SseWriter(request, reply))) recordUsage();
         return reply;
       }
       const { text } = await transcriber.transcribe(transcription);
-      setServedByHeaders(reply, transcription);
+      setServedByHeaders(reply, transcription.signal);
       recordUsage();
       return { id: header.id, created: header.created, request_id: request.requestId, model: fields.model, text };
     },

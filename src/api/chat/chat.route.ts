@@ -58,7 +58,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.backends.tokenizer(body.model);
         const countPrompt = () => promptTokensWithoutEngine(chatRequest, localTokenizer);
         const usage = await relayChatStream(
-          withServedByHeaders(chat.stream(chatRequest), reply, chatRequest),
+          withServedByHeaders(chat.stream(chatRequest), reply, chatRequest.signal),
           header,
           body.tool_stream === true,
           new SseWriter(request, reply),
@@ -68,7 +68,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         return reply;
       }
       const result = await chat.generate(chatRequest);
-      setServedByHeaders(reply, chatRequest);
+      setServedByHeaders(reply, chatRequest.signal);
       try {
         // The answer is written first: the client does not wait for the bookkeeping (ledger, quotas, metrics).
         reply.send(toChatCompletion(header, result));

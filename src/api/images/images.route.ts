@@ -3,6 +3,7 @@ import { generateImages } from '../../core/media/generate-images.ts';
 import { defaultImageTimeoutMs, taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { setServedByHeaders } from '../../http/served-by-headers.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { AsyncTaskSubmission } from '../async-result/async-task.schema.ts';
 import { requestOrigin } from '../blobs/request-origin.ts';
@@ -27,7 +28,9 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
     async (request, reply) => {
       const body = request.body;
       checkImageRequest(body);
-      const stored = await generateImages(deps, toImageJob(body), { id: randomUUID(), asyncTask: false, signal: abortOnDisconnect(reply) });
+      const signal = abortOnDisconnect(reply);
+      const stored = await generateImages(deps, toImageJob(body), { id: randomUUID(), asyncTask: false, signal });
+      setServedByHeaders(reply, signal);
       const origin = requestOrigin(request);
       const urls = await Promise.all(stored.keys.map((key) => deps.blobs.downloadUrl(key, origin)));
       request.recordUsage({ model: body.model, units: { images: urls.length } });

@@ -57,7 +57,7 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
         signal,
       };
       const result = await parser.parse(layoutRequest);
-      setServedByHeaders(reply, layoutRequest);
+      setServedByHeaders(reply, signal);
       const answer = await toLayoutResponse(result, {
         id: randomUUID(),
         created: Math.floor(Date.now() / 1000),

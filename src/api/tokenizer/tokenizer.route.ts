@@ -1,6 +1,7 @@
 import { effectiveThinking } from '../../core/models/chat-model-rules.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
+import { setServedByHeaders } from '../../http/served-by-headers.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { toChatMessages, toFunctionTools } from '../chat/chat-request.mapper.ts';
@@ -39,6 +40,7 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
       // The chat call's thinking rules (a model that always thinks counts its open think block).
       const thinking = effectiveThinking(body.model, body.thinking?.type, undefined);
       const usage = await countPromptUsage(counter, { messages, tools: toFunctionTools(body.tools ?? []), thinking, signal });
+      setServedByHeaders(reply, signal);
       // A counted call, not consumed tokens: token quotas and token prices must not see the prompt as used.
       request.recordUsage({ model: body.model });
       return {

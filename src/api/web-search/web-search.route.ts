@@ -27,7 +27,7 @@ export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
       const searcher = deps.backends.search(body.search_engine);
       const query = toSearchQuery(body, abortOnDisconnect(reply));
       const answer = await searcher.search(query);
-      setServedByHeaders(reply, query);
+      setServedByHeaders(reply, query.signal);
       request.recordUsage({ model: body.search_engine, units: { searches: 1 } });
       const header = { id: generateRequestId(), created: Math.floor(Date.now() / 1000), requestId: request.requestId };
       return toWebSearchResponse(header, answer, body.search_intent === true);

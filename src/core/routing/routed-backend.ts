@@ -38,7 +38,7 @@ export function routedBackend(turns: () => readonly RouterTurn[]): Backend {
             request.signal,
             usable(turn),
             (deployment) => (method(deployment.backend) as (request: Request) => Promise<Result>)(request),
-            (deployment) => recordServedBy(request, served(deployment, turn)),
+            (deployment) => recordServedBy(request.signal, served(deployment, turn)),
           );
         } catch (error) {
           if (request.signal.aborted || !isFailoverEligible(error)) throw error;
@@ -61,7 +61,7 @@ export function routedBackend(turns: () => readonly RouterTurn[]): Backend {
             request.signal,
             usable(),
             (deployment) => (method(deployment.backend) as (request: Request) => AsyncIterable<Part>)(request),
-            (deployment) => recordServedBy(request, served(deployment, turn)),
+            (deployment) => recordServedBy(request.signal, served(deployment, turn)),
           );
         } catch (error) {
           if (request.signal.aborted || !isFailoverEligible(error)) throw error;

@@ -5,17 +5,19 @@ export interface ServedBy {
 }
 
 /**
- * Keyed by the request object a route hands to an engine capability (the same object passes the
- * concurrency limit and the router), so the route can name the deployment in its response
- * headers without the capability interfaces carrying it. Weak: it goes with the request.
+ * Keyed by the signal a route gives its engine calls (one per client request), so the route can
+ * name the deployment in its response headers without the capability interfaces carrying it, and
+ * whether it built the engine request itself or a helper did (image generation, token counting).
+ * Each answered call replaces the entry: a route that calls a search engine before its chat
+ * engine names the chat deployment. Weak: it goes with the request.
  */
-const servedByRequest = new WeakMap<object, ServedBy>();
+const servedBySignal = new WeakMap<AbortSignal, ServedBy>();
 
-export function recordServedBy(request: object, servedBy: ServedBy): void {
-  servedByRequest.set(request, servedBy);
+export function recordServedBy(signal: AbortSignal, servedBy: ServedBy): void {
+  servedBySignal.set(signal, servedBy);
 }
 
-/** What served `request`; undefined before it is answered (or for engines the router never saw). */
-export function servedByOf(request: object): ServedBy | undefined {
-  return servedByRequest.get(request);
+/** What served the last answered call made with `signal`; undefined before one is answered (or for engines the router never saw). */
+export function servedByOf(signal: AbortSignal): ServedBy | undefined {
+  return servedBySignal.get(signal);
 }
