@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DeploymentHealth } from '../../src/core/routing/deployment-health.ts';
 import { DeploymentPicker } from '../../src/core/routing/deployment-picker.ts';
+import { DeploymentRouter, type RoutedDeployment } from '../../src/core/routing/deployment-router.ts';
+import { InProcessDeploymentSlots } from '../../src/core/routing/deployment-slots.ts';
 import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import { isDeploymentFault, isFailoverEligible } from '../../src/core/routing/failover-eligible.ts';
 import { EngineConnectionError } from '../../src/core/chat/engine-errors.ts';
@@ -48,6 +50,85 @@ describe('deployment health without a probe (half-open)', () => {
     assert.equal(health.admit(), 'trial');
     health.abandoned(true);
     assert.equal(health.admit(), 'trial');
+  });
+});
+
+describe("the router's last resort when every deployment cools down", () => {
+  /** A model without fallbacks on two half-open deployments, `first` before `second` by priority; `now` is the health clock. */
+  function twoDeployments(clock: () => number) {
+    const deployment = (name: string, priority: number): RoutedDeployment => ({
+      name,
+      kind: 'openai-compatible',
+      backend: {},
+      health: new DeploymentHealth(policy, undefined, clock),
+      weight: 1,
+      priority,
+      maxConcurrency: undefined,
+      inFlight: 0,
+    });
+    const [first, second] = [deployment('first', 0), deployment('second', 1)];
+    const router = new DeploymentRouter('m', [first, second], { strategy: 'priority', fallbacks: [], maxAttempts: 3 }, new InProcessDeploymentSlots());
+    const asked: string[] = [];
+    /** One routed call; `answer` says how each deployment it reaches answers. */
+    const call = (answer: (deployment: RoutedDeployment) => Promise<string>, signal = new AbortController().signal) =>
+      router.call(
+        signal,
+        () => true,
+        (chosen) => {
+          asked.push(chosen.name);
+          return answer(chosen);
+        },
+        () => undefined,
+      );
+    return { first, second, call, asked };
+  }
+  const fail = () => Promise.reject(down);
+
+  it('is a trial: its answer ends the cool-down of the deployment it reached', async () => {
+    let now = 0;
+    const { first, second, call, asked } = twoDeployments(() => now);
+    await assert.rejects(call(fail), down);
+    assert.deepEqual([first.health.healthy, second.health.healthy], [false, false]);
+    now = 500;
+    assert.equal(await call(() => Promise.resolve('answer')), 'answer');
+    assert.deepEqual(asked, ['first', 'second', 'first'], 'one last-resort call, to the cool-down that ends first');
+    assert.equal(first.health.healthy, true, 'its answer ended the cool-down before it was due');
+    assert.equal(first.health.consecutiveFailures, 0);
+    assert.equal(second.health.healthy, false);
+    now = 600;
+    await call(() => Promise.resolve('again'));
+    assert.deepEqual(asked.slice(3), ['first'], 'the healthy deployment is picked as usual');
+  });
+
+  it('is a trial: its failure makes the cool-down longer, and it holds no trial once it ended', async () => {
+    let now = 0;
+    const { first, second, call, asked } = twoDeployments(() => now);
+    await assert.rejects(call(fail), down);
+    now = 500;
+    await assert.rejects(call(fail), down);
+    assert.deepEqual(asked, ['first', 'second', 'first'], 'no second deployment after a failed last resort');
+    assert.equal(first.health.consecutiveFailures, 2);
+    assert.equal(first.health.coolingUntil, 2500, 'cooling from now, twice as long');
+    assert.equal(second.health.coolingUntil, 1000, 'the one not tried is untouched');
+    now = 2500;
+    assert.equal(first.health.admit(), 'trial', 'the failed last resort left no trial running');
+  });
+
+  it('is a trial that leaves no verdict when its caller leaves', async () => {
+    let now = 0;
+    const { first, call } = twoDeployments(() => now);
+    await assert.rejects(call(fail), down);
+    now = 500;
+    const leaving = new AbortController();
+    await assert.rejects(
+      call(() => {
+        leaving.abort(new Error('the client closed the connection'));
+        return Promise.reject(down);
+      }, leaving.signal),
+    );
+    assert.equal(first.health.coolingUntil, 1000, 'no longer cool-down for a call its caller left');
+    now = 1000;
+    assert.equal(first.health.admit(), 'trial', 'and no trial held');
   });
 });
 

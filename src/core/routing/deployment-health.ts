@@ -16,7 +16,9 @@ export type HealthProbe = (signal: AbortSignal) => Promise<unknown>;
  * cools it down; the cool-down doubles with each failure in a row, within the policy's bound.
  * When it ends, the backend's probe (when it has one) decides: the deployment is healthy again
  * once the probe answers, else it cools down longer. Without a probe it is half-open: the next
- * call alone is let through, as the probe.
+ * call alone is let through, as the probe. A call sent to a deployment that is still cooling down
+ * (the router's last resort, when every deployment is) is such a trial too: its answer ends the
+ * cool-down, its failure makes it longer.
  */
 export class DeploymentHealth {
   readonly #policy: CoolDownPolicy;
@@ -25,8 +27,8 @@ export class DeploymentHealth {
   #consecutiveFailures = 0;
   #coolingUntil: number | undefined;
   #lastError: string | undefined;
-  /** The one call let through as the probe of a half-open deployment (no probe of its own). */
-  #trialRunning = false;
+  /** Trial calls running: the one let through a half-open deployment, and last-resort calls; no half-open trial while one runs. */
+  #trialsRunning = 0;
   #probeTimer: NodeJS.Timeout | undefined;
   #probing: AbortController | undefined;
   #closed = false;
@@ -59,9 +61,17 @@ export class DeploymentHealth {
    */
   admit(): 'yes' | 'trial' | 'no' {
     if (this.#coolingUntil === undefined) return 'yes';
-    if (this.#probe !== undefined || this.#trialRunning || this.#now() < this.#coolingUntil) return 'no';
-    this.#trialRunning = true;
+    if (this.#probe !== undefined || this.#trialsRunning > 0 || this.#now() < this.#coolingUntil) return 'no';
+    this.#trialsRunning += 1;
     return 'trial';
+  }
+
+  /**
+   * A call sent although the deployment is cooling down, because every deployment of the model is
+   * and a likely failure beats a certain one: a trial (report its outcome with `trial` true).
+   */
+  admitLastResort(): void {
+    this.#trialsRunning += 1;
   }
 
   /**
@@ -69,20 +79,21 @@ export class DeploymentHealth {
    * cool-down (a busy engine answers some calls while it refuses others); the trial call does.
    */
   succeeded(trial: boolean): void {
-    if (trial) this.#trialRunning = false;
+    if (trial) this.#trialsRunning -= 1;
     if (this.#coolingUntil === undefined || trial) this.#recovered();
   }
 
   /** A call that ended without a verdict on the engine (its caller left): the trial, if it was one, is free again. */
   abandoned(trial: boolean): void {
-    if (trial) this.#trialRunning = false;
+    if (trial) this.#trialsRunning -= 1;
   }
 
   failed(error: unknown, trial = false): void {
-    if (trial) this.#trialRunning = false;
+    if (trial) this.#trialsRunning -= 1;
     this.#lastError = describe(error);
     // Calls that were running when the deployment failed each report it: one cool-down, not a doubling per call.
-    if (this.#coolingUntil !== undefined && this.#now() < this.#coolingUntil) return;
+    // A trial was sent to test the deployment, so its failure is a verdict of its own, even before the cool-down ends.
+    if (!trial && this.#coolingUntil !== undefined && this.#now() < this.#coolingUntil) return;
     this.#consecutiveFailures += 1;
     const coolDownMs = Math.min(this.#policy.maxMs, this.#policy.baseMs * 2 ** Math.min(this.#consecutiveFailures - 1, 30));
     this.#coolingUntil = this.#now() + coolDownMs;

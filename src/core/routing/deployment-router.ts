@@ -48,8 +48,8 @@ interface Chosen {
  * call tries each deployment at most once, up to `maxAttempts`, while its signal is live, and only
  * after a failure where the engine produced nothing usable (failover-eligible.ts). Deployments
  * that are cooling down are skipped; when every one is, a model without fallbacks still tries the
- * one whose cool-down ends first (a certain failure is worse than a likely one), while a model with
- * fallbacks moves on to them.
+ * one whose cool-down ends first (a certain failure is worse than a likely one), as a trial whose
+ * answer ends that cool-down, while a model with fallbacks moves on to them.
  */
 export class DeploymentRouter {
   readonly model: string;
@@ -108,7 +108,7 @@ export class DeploymentRouter {
   /**
    * What `stream` reads from once committed: the deployment's own stream with its first part read
    * ahead, watched (no layer per part) so that its end frees the deployment's slot and tells its
-   * health: ran out or failed (judged), or stopped by the consumer (slot freed only).
+   * health: ran out or failed (judged), or stopped by the consumer (no verdict).
    */
   async openStream<Part>(
     signal: AbortSignal,
@@ -123,6 +123,7 @@ export class DeploymentRouter {
           release();
           if (end.kind === 'done') chosen.deployment.health.succeeded(chosen.trial);
           else if (end.kind === 'failed') this.#judge(chosen, signal, end.error);
+          else chosen.deployment.health.abandoned(chosen.trial);
         });
       } catch (error) {
         release();
@@ -148,7 +149,14 @@ export class DeploymentRouter {
       const chosen = this.#choose(usable, tried);
       if (chosen === undefined) break;
       tried.add(chosen.deployment);
-      const release = await this.#enter(chosen.deployment, signal);
+      let release: () => void;
+      try {
+        release = await this.#enter(chosen.deployment, signal);
+      } catch (error) {
+        // Never sent (its caller left while it waited for a slot): no verdict on the deployment.
+        chosen.deployment.health.abandoned(chosen.trial);
+        throw error;
+      }
       try {
         return await attempt(chosen, release);
       } catch (error) {
@@ -191,7 +199,9 @@ export class DeploymentRouter {
     }
     if (this.#routing.fallbacks.length > 0 || tried.size > 0) return undefined;
     const soonest = candidates.toSorted((left, right) => (left.health.coolingUntil ?? 0) - (right.health.coolingUntil ?? 0))[0];
-    return soonest === undefined ? undefined : { deployment: soonest, trial: false };
+    if (soonest === undefined) return undefined;
+    soonest.health.admitLastResort();
+    return { deployment: soonest, trial: true };
   }
 
   /** Counts the call in flight and takes a `maxConcurrency` slot when the deployment sets one; resolves with what ends both. */
