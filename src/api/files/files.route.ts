@@ -11,6 +11,7 @@ import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { defaultKnowledgeOcrModel, scanTextReader } from '../../core/knowledge/scan-text.ts';
 import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
 import { addToKnowledgeBase, checkKnowledgeFields } from './knowledge-upload.ts';
+import { defaultKnowledgeReadTimeoutMs } from '../../tools/knowledge/knowledge-document-text.ts';
 
 /** Newest first, and a page large enough to hold every file a key may keep. */
 const defaultListLimit = 100;
@@ -23,6 +24,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
   const knowledge = createKnowledgeIndex(deps.database);
   const scanModel = deps.config.knowledge?.ocrModel ?? defaultKnowledgeOcrModel;
   const readScan = (bytes: Uint8Array, signal: AbortSignal) => scanTextReader(deps.backends.layoutParser(scanModel), scanModel)(bytes, signal);
+  const knowledgeUpload = { files: deps.files, knowledge, readScan, readTimeoutMs: deps.config.knowledge?.readTimeoutMs ?? defaultKnowledgeReadTimeoutMs };
   app.post(
     '/files',
     {
@@ -43,7 +45,7 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
     },
     async (request, reply) => {
       const upload = await receiveUpload(request, reply, deps.files, ownerOf(request), checkKnowledgeFields);
-      if (upload.fields.purpose === 'retrieval') await addToKnowledgeBase(upload, { files: deps.files, knowledge, readScan }, abortOnDisconnect(reply));
+      if (upload.fields.purpose === 'retrieval') await addToKnowledgeBase(upload, knowledgeUpload, abortOnDisconnect(reply));
       return toFileObject(upload.file);
     },
   );

@@ -2,7 +2,7 @@ import { invalidField, missingField } from '../../core/errors/api-error.ts';
 import type { FileStore } from '../../core/files/file-store.ts';
 import type { KnowledgeIndex } from '../../core/knowledge/knowledge-index.ts';
 import { defaultSentenceSize, maxSentenceSize, minSentenceSize, splitPassages } from '../../core/knowledge/passage-splitter.ts';
-import { readKnowledgeText, type ScanReader } from '../../tools/knowledge/knowledge-document-text.ts';
+import { readKnowledgeText, type KnowledgeReading } from '../../tools/knowledge/knowledge-document-text.ts';
 import type { FileUploadFields } from './files.schema.ts';
 import type { ReceivedUpload } from './files.upload.ts';
 
@@ -30,7 +30,7 @@ export function checkKnowledgeFields(fields: FileUploadFields): void {
  */
 export async function addToKnowledgeBase(
   upload: ReceivedUpload,
-  deps: { readonly files: FileStore; readonly knowledge: KnowledgeIndex; readonly readScan: ScanReader },
+  deps: { readonly files: FileStore; readonly knowledge: KnowledgeIndex } & KnowledgeReading,
   signal: AbortSignal,
 ): Promise<number> {
   const { file, fields } = upload;
@@ -39,7 +39,7 @@ export async function addToKnowledgeBase(
   try {
     const bytes = await deps.files.read(file.ownerKeyId, file.id);
     if (bytes === undefined) throw new Error(`the uploaded file ${file.id} was not found right after it was stored`);
-    const text = await readKnowledgeText({ bytes, filename: file.filename, contentType: upload.contentType }, deps.readScan, signal);
+    const text = await readKnowledgeText({ bytes, filename: file.filename, contentType: upload.contentType }, deps, signal);
     signal.throwIfAborted();
     const passages = splitPassages(text, sentenceSize);
     await deps.knowledge.addFile({ fileId: file.id, ownerKeyId: file.ownerKeyId, knowledgeId, sentenceSize }, passages);

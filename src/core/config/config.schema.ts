@@ -105,6 +105,13 @@ export const PlatformConfigSchema = Type.Object(
               description: 'Layout-parsing model of the catalog that reads scanned PDFs added to a knowledge base (default glm-ocr).',
             }),
           ),
+          readTimeoutMs: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description:
+                "Longest reading one knowledge file's text may take: an HTML page's article or a PDF's text layer, each in a thread of its own (default 120000).",
+            }),
+          ),
         },
         { additionalProperties: false, description: 'Local knowledge bases of the chat retrieval tool.' },
       ),

@@ -1,14 +1,23 @@
 import { extname } from 'node:path';
 import { invalidField } from '../../core/errors/api-error.ts';
-import { pdfUnreadable } from '../pdf/pdf-unreadable-error.ts';
 import type { HtmlArticle } from '../reader/html-article.ts';
 import { extractHtmlArticleInThread } from './html-article-thread.ts';
-import { readPdfText } from '../reader/pdf-text.ts';
+import { readPdfPagesInThread } from './pdf-text-thread.ts';
 
 /** Reads the text of a scanned PDF (the layout parser's OCR). */
 export type ScanReader = (bytes: Uint8Array, signal: AbortSignal) => Promise<string>;
 
-/** The most of each kind of knowledge file parsed: HTML is parsed in one synchronous step, PDFs page by page. */
+/** How a knowledge file's text is read beyond plain text. */
+export interface KnowledgeReading {
+  readonly readScan: ScanReader;
+  /** Longest reading one HTML page's article or one PDF's text layer may take (each in a thread of its own). */
+  readonly readTimeoutMs: number;
+}
+
+/** Default of `knowledge.readTimeoutMs`: far more than the files under the caps below take. */
+export const defaultKnowledgeReadTimeoutMs = 120_000;
+
+/** The most of each kind of knowledge file parsed: HTML is parsed in one step (a DOM of the whole page), PDFs page by page. */
 export const maxKnowledgeHtmlBytes = 5 * 1024 * 1024;
 export const maxKnowledgePdfBytes = 50 * 1024 * 1024;
 export const maxKnowledgeTextBytes = 10 * 1024 * 1024;
@@ -24,21 +33,22 @@ const readableKinds = 'plain text, Markdown, HTML and PDF files can; save the do
  * The text of a file uploaded to a knowledge base: plain text and Markdown as written (UTF-8),
  * HTML through the web reader's extraction (Readability: the main content, without navigation
  * and scripts), PDF from its text layer (pdf.js), or through `readScan` (OCR) when it is a scan.
- * Anything else, or a file over its kind's cap, is refused as 1214.
+ * Anything else, a file over its kind's cap, or one whose reading passes its time or memory
+ * limit, is refused as 1214.
  */
 export async function readKnowledgeText(
   file: { readonly bytes: Buffer; readonly filename: string; readonly contentType: string },
-  readScan: ScanReader,
+  reading: KnowledgeReading,
   signal: AbortSignal,
 ): Promise<string> {
   const extension = extname(file.filename).toLowerCase();
   const head = file.bytes.subarray(0, 1024).toString('latin1');
   let text: string;
-  if (head.startsWith('%PDF-')) text = await pdfText(file.bytes, readScan, signal);
+  if (head.startsWith('%PDF-')) text = await pdfText(file.bytes, reading, signal);
   else if (head.startsWith('PK\x03\x04') || head.startsWith('\xd0\xcf\x11\xe0') || officeExtensions.has(extension)) {
     throw invalidField('file', `'${extension || 'office'}' documents cannot be added to a knowledge base; ${readableKinds}`);
   } else if (htmlExtensions.has(extension) || file.contentType === 'text/html' || /^\s*(<!doctype html|<html[\s>])/i.test(head)) {
-    text = await htmlText(decodeText(file.bytes, maxKnowledgeHtmlBytes, 'HTML'), signal);
+    text = await htmlText(decodeText(file.bytes, maxKnowledgeHtmlBytes, 'HTML'), reading.readTimeoutMs, signal);
   } else text = decodeText(file.bytes, maxKnowledgeTextBytes, 'text');
   if (text.trim() === '') throw invalidField('file', 'has no text to add to a knowledge base');
   if (text.length > maxKnowledgeCharacters) {
@@ -61,10 +71,10 @@ function decodeText(bytes: Buffer, maxBytes: number, kind: string): string {
 }
 
 /** The page's article (no navigation, footers or sidebars), read in a thread of its own: Readability takes seconds on a large page. */
-async function htmlText(html: string, signal: AbortSignal): Promise<string> {
+async function htmlText(html: string, timeoutMs: number, signal: AbortSignal): Promise<string> {
   let article: HtmlArticle | undefined;
   try {
-    article = await extractHtmlArticleInThread(html, 'https://knowledge.invalid/', signal);
+    article = await extractHtmlArticleInThread(html, 'https://knowledge.invalid/', timeoutMs, signal);
   } catch (error) {
     signal.throwIfAborted();
     // The extraction's refusal (elements nested too deep) or its time limit, said to the uploader.
@@ -74,15 +84,19 @@ async function htmlText(html: string, signal: AbortSignal): Promise<string> {
   return article.title !== '' && !article.text.startsWith(article.title) ? `${article.title}\n\n${article.text}` : article.text;
 }
 
-async function pdfText(bytes: Buffer, readScan: ScanReader, signal: AbortSignal): Promise<string> {
+/** The PDF's text layer, read in a thread of its own; a scan (no text layer) through `readScan`. */
+async function pdfText(bytes: Buffer, reading: KnowledgeReading, signal: AbortSignal): Promise<string> {
   if (bytes.byteLength > maxKnowledgePdfBytes) throw invalidField('file', `a PDF for a knowledge base may be at most ${maxKnowledgePdfBytes / 1024 / 1024} MB`);
-  let pages: readonly string[];
+  let read;
   try {
-    pages = (await readPdfText(bytes)).pages;
+    read = await readPdfPagesInThread(bytes, reading.readTimeoutMs, signal);
   } catch (error) {
-    throw invalidField('file', pdfUnreadable(error).message);
+    signal.throwIfAborted();
+    // Its time or memory limit, said to the uploader.
+    throw invalidField('file', `the PDF cannot be read within the platform's limits: ${error instanceof Error ? error.message : String(error)}; split it`);
   }
-  const text = pages.filter((page) => page !== '').join('\n\n');
+  if ('unreadable' in read) throw invalidField('file', read.unreadable);
+  const text = read.pages.filter((page) => page !== '').join('\n\n');
   if (text !== '') return text;
-  return readScan(bytes, signal);
+  return reading.readScan(bytes, signal);
 }
