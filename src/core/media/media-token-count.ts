@@ -1,8 +1,8 @@
 import type { ChatMessage, MediaPart } from '../chat/chat-types.ts';
-import { invalidField } from '../errors/api-error.ts';
+import { ApiError, invalidField } from '../errors/api-error.ts';
 import { parseInlineData } from './inline-data.ts';
 import { imageDimensions } from '../../tools/media/media-signature.ts';
-import { FfprobeMissingError, probeVisualMedia } from '../../tools/media/visual-media-probe.ts';
+import { FfprobeBusyError, FfprobeMissingError, probeVisualMedia } from '../../tools/media/visual-media-probe.ts';
 import { aspectRatioAllowed, imageTokens, maxAspectRatio, videoTokens } from './vision-token-rule.ts';
 
 export interface MediaTokens {
@@ -67,6 +67,11 @@ async function probed(bytes: Buffer, field: string, kind: string, signal: AbortS
     return await probeVisualMedia(bytes, signal);
   } catch (error) {
     if (signal.aborted || error instanceof FfprobeMissingError) throw error;
+    if (error instanceof FfprobeBusyError)
+      throw new ApiError(
+        '1305',
+        `The server is reading too many pictures and videos at once to read ${field} now (${error.message}); send the request again shortly.`,
+      );
     throw invalidField(field, `is not ${kind} the platform can read: ${(error as Error).message}`);
   }
 }

@@ -1,12 +1,28 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Semaphore } from '../../core/backends/concurrency-limit.ts';
 
 /** Reading a container's headers takes milliseconds; a stuck ffprobe must not hold a request. */
 const probeTimeoutMs = 15_000;
 /** ffprobe's JSON for one stream and the format is a few kB; more is not what was asked for. */
 const maxProbeOutputBytes = 256 * 1024;
+
+const ffprobeSlotCount = Math.max(2, availableParallelism());
+
+/**
+ * ffprobe processes at once for the whole server: callers choose how many pictures and videos a
+ * request holds, and each is a process and a temporary file; the others wait their turn.
+ */
+export const ffprobeSlots = new Semaphore(ffprobeSlotCount);
+
+/** Every slot stayed taken for as long as a probe may wait for one: the server is too busy reading media. */
+export class FfprobeBusyError extends Error {
+  constructor(waitedMs: number) {
+    super(`no ffprobe slot came free within ${waitedMs / 1000} s (${ffprobeSlotCount} probes run at once)`);
+  }
+}
 
 /** ffprobe is not on PATH: the server's installation is incomplete, whatever the media. */
 export class FfprobeMissingError extends Error {
@@ -29,11 +45,21 @@ export interface ProbedVisual {
 /**
  * The size and timing of an image or video, read by ffprobe from its headers (nothing decoded
  * but what the container needs). The bytes go through a temporary file: an MP4 whose index sits
- * at its end cannot be probed from a pipe. Rejects when ffprobe finds no picture stream.
+ * at its end cannot be probed from a pipe. Rejects when ffprobe finds no picture stream, and with
+ * FfprobeBusyError when no probe slot comes free within `slotWaitMs`.
  */
-export async function probeVisualMedia(bytes: Uint8Array, signal: AbortSignal): Promise<ProbedVisual> {
-  const directory = await mkdtemp(join(tmpdir(), 'model-platform-probe-'));
+export async function probeVisualMedia(bytes: Uint8Array, signal: AbortSignal, slotWaitMs = probeTimeoutMs): Promise<ProbedVisual> {
+  const waited = new AbortController();
+  const timer = setTimeout(() => waited.abort(new FfprobeBusyError(slotWaitMs)), slotWaitMs);
+  let release: () => void;
   try {
+    release = await ffprobeSlots.acquire(AbortSignal.any([signal, waited.signal]));
+  } finally {
+    clearTimeout(timer);
+  }
+  let directory: string | undefined;
+  try {
+    directory = await mkdtemp(join(tmpdir(), 'model-platform-probe-'));
     const input = join(directory, 'media');
     await writeFile(input, bytes);
     const output = await runFfprobe(
@@ -52,7 +78,8 @@ export async function probeVisualMedia(bytes: Uint8Array, signal: AbortSignal): 
     );
     return readProbe(output);
   } finally {
-    await rm(directory, { recursive: true, force: true });
+    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    release();
   }
 }
 
