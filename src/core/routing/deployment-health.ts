@@ -79,17 +79,17 @@ export class DeploymentHealth {
    * cool-down (a busy engine answers some calls while it refuses others); the trial call does.
    */
   succeeded(trial: boolean): void {
-    if (trial) this.#trialsRunning -= 1;
+    if (trial) this.#trialEnded();
     if (this.#coolingUntil === undefined || trial) this.#recovered();
   }
 
   /** A call that ended without a verdict on the engine (its caller left): the trial, if it was one, is free again. */
   abandoned(trial: boolean): void {
-    if (trial) this.#trialsRunning -= 1;
+    if (trial) this.#trialEnded();
   }
 
   failed(error: unknown, trial = false): void {
-    if (trial) this.#trialsRunning -= 1;
+    if (trial) this.#trialEnded();
     this.#lastError = describe(error);
     // Calls that were running when the deployment failed each report it: one cool-down, not a doubling per call.
     // A trial was sent to test the deployment, so its failure is a verdict of its own, even before the cool-down ends.
@@ -102,6 +102,11 @@ export class DeploymentHealth {
       this.#probeTimer = setTimeout(() => void this.#runProbe(), coolDownMs);
       this.#probeTimer.unref();
     }
+  }
+
+  /** Never below zero: a count driven negative by a stray second report would let several half-open trials through at once. */
+  #trialEnded(): void {
+    this.#trialsRunning = Math.max(0, this.#trialsRunning - 1);
   }
 
   #recovered(): void {
