@@ -1,5 +1,5 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { EngineFailure } from '../errors/engine-failure.ts';
 import type { ContentFilterVerdict, ImageGenerator } from './image-generator.ts';
 import { extensionOf } from './media-blobs.ts';
 
@@ -38,7 +38,7 @@ export async function generateImages(
 ): Promise<StoredImages> {
   const engine = deps.backends.image(job.model);
   const generated = await engine.generate({ ...job, asyncTask: options.asyncTask, signal: options.signal });
-  if (generated.images.length === 0) throw new ApiError('500', `The engine of model '${job.model}' returned no image.`);
+  if (generated.images.length === 0) throw new EngineFailure('bad-answer', job.model, `The engine of model '${job.model}' returned no image.`);
   const keys: string[] = [];
   for (const [index, image] of generated.images.entries()) {
     const key = `images/${options.id}/${index}.${extensionOf(image.contentType)}`;

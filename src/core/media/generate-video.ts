@@ -1,5 +1,5 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { EngineFailure } from '../errors/engine-failure.ts';
 import { extensionOf, readBlob } from './media-blobs.ts';
 import type { VideoGenerator, VideoRequest } from './video-generator.ts';
 
@@ -85,6 +85,9 @@ async function firstFrame(
     return await extract(video, signal);
   } catch (error) {
     if (signal.aborted) throw error;
-    throw new ApiError('500', `The video of model '${model}' has no readable first frame for its cover: ${(error as Error).message}`);
+    // ffmpeg cannot read the engine's video: the engine's answer is broken.
+    throw new EngineFailure('bad-answer', model, `The video of model '${model}' has no readable first frame for its cover: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
