@@ -5,6 +5,7 @@ import {
   jsonReply,
   startFakeOpenAiServer,
   vllmCompletion,
+  vllmError,
   type FakeOpenAiServer,
   type FakeReply,
   type RecordedRequest,
@@ -144,4 +145,47 @@ describe('async tasks on a model with two deployments, one of which stops', () =
       assert.equal(each.liveCalls(), 2 * tasksEachSide, 'the survivor answered each task once, those moved off the stopped engine included');
     });
   }
+});
+
+/**
+ * A task whose attempt found every deployment refusing is retried by the task engine, and the retry
+ * routes again: both deployments are cooling down by then, so the router's last resort (the one
+ * whose cool-down ends first) is tried as a trial, and its answer ends that cool-down.
+ */
+describe('an async chat task whose every deployment refused its first attempt', () => {
+  let engines: FakeOpenAiServer[];
+  let test: TestPlatform;
+  before(async () => {
+    engines = await Promise.all([startFakeOpenAiServer(), startFakeOpenAiServer()]);
+    for (const engine of engines) {
+      engine.setDefault(workingEngine('/chat/completions', () => vllmCompletion({ content: 'Hi!', usage: { promptTokens: 5, completionTokens: 2 } })));
+      engine.enqueue(vllmError(503, 'warming up', 'ServiceUnavailable'));
+    }
+    const deployments = engines.map((engine, priority) => ({
+      name: `engine-${priority}`,
+      backend: 'openai-compatible' as const,
+      baseUrl: engine.baseUrl,
+      upstreamModel: 'fake/glm',
+      priority,
+    }));
+    test = await startMediaTestPlatform({ models: { 'glm-4.7': { routing: 'priority', deployments } } });
+  });
+  after(async () => {
+    await test.close();
+    await Promise.all(engines.map((engine) => engine.close()));
+  });
+
+  it('is retried, and its retry goes to the deployment whose cool-down ends first, which is healthy again', async () => {
+    const response = await postJson(test, '/paas/v4/async/chat/completions', { model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] });
+    assert.equal(response.statusCode, 200, response.body);
+    const answer = await waitForTask(test, (response.json() as { id: string }).id, 30_000);
+    assert.equal(answer.task_status, 'SUCCESS', JSON.stringify(answer));
+    const chats = engines.map((engine) => engine.requests.filter((request) => request.path.endsWith('/chat/completions')).length);
+    assert.deepEqual(chats, [2, 1], 'the first attempt asked both; the retry the first alone');
+    const states = test.platform.backends.deploymentStates().map((state) => [state.deployment, state.state]);
+    assert.deepEqual(states, [
+      ['engine-0', 'healthy'],
+      ['engine-1', 'cooling-down'],
+    ]);
+  });
 });
