@@ -38,7 +38,10 @@ export interface EngineFailureDetails {
   readonly engineStatus?: number | undefined;
   /** The engine's own message, one short line (never its raw body). */
   readonly engineMessage?: string | undefined;
-  /** Whether any part of the answer was passed on toward the client before the failure. */
+  /**
+   * Whether any part of the answer was passed on toward the client before the failure, or the
+   * engine's work was done (its media generated): either way no other engine takes the call over.
+   */
   readonly answerStarted?: boolean | undefined;
   /** For content-filtered: what was flagged; without it, the caller's input. */
   readonly contentFilter?: readonly ContentFilterVerdict[] | undefined;

@@ -26,6 +26,12 @@ const kindOfFetchFailure = {
   unreachable: 'unreachable',
 } as const satisfies Record<FetchFailureReason, EngineFailureKind>;
 
+/**
+ * The engine has generated the media by the time its URL is downloaded: a failed download is
+ * never taken over by another deployment, which would generate (and, upstream, bill) it again.
+ */
+const generated = { answerStarted: true } as const;
+
 export interface DownloadedMedia {
   readonly bytes: Uint8Array;
   /** The Content-Type the server sent (media type only), "" when none; callers check the bytes. */
@@ -54,7 +60,7 @@ export class EngineMediaDownload {
   async download(url: string, maxBytes: number, signal: AbortSignal): Promise<DownloadedMedia> {
     const said = `The engine of model '${this.#modelName}' answered with the media URL ${url}`;
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-      throw new EngineFailure('bad-answer', this.#modelName, `${said}, which is not an http(s) URL.`);
+      throw new EngineFailure('bad-answer', this.#modelName, `${said}, which is not an http(s) URL.`, generated);
     }
     let fetched;
     try {
@@ -64,12 +70,12 @@ export class EngineMediaDownload {
       const detail = error.message.replace(/^Invalid parameter 'url': /, '');
       // A URL the fetcher cannot even read (spaces, credentials) is as broken an answer as a private address.
       const kind = error instanceof FetchError ? kindOfFetchFailure[error.reason] : 'bad-answer';
-      throw new EngineFailure(kind, this.#modelName, `${said}, which the server could not download: ${detail}`, { cause: error });
+      throw new EngineFailure(kind, this.#modelName, `${said}, which the server could not download: ${detail}`, { ...generated, cause: error });
     }
     if (fetched.status < 200 || fetched.status > 299) {
-      // The engine's media server failing is the engine failing (another deployment may serve); any other status, a URL that leads nowhere.
+      // The engine's media server failing is the engine failing; any other status, a URL that leads nowhere.
       const kind = fetched.status >= 500 ? 'engine-error' : 'bad-answer';
-      throw new EngineFailure(kind, this.#modelName, `${said}, which answered HTTP ${fetched.status}.`, { engineStatus: fetched.status });
+      throw new EngineFailure(kind, this.#modelName, `${said}, which answered HTTP ${fetched.status}.`, { ...generated, engineStatus: fetched.status });
     }
     return { bytes: fetched.body, declaredType: fetched.contentType.mediaType };
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { isFailoverEligible } from '../../../src/core/routing/failover-eligible.ts';
 import { EngineMediaDownload } from '../../../src/tools/media/engine-media-download.ts';
 import { assertApiError, assertEngineFailure, rejection } from '../../helpers/api-error-assertions.ts';
 import { startFakeWeb, type FakeWeb } from '../../helpers/fake-web.ts';
@@ -54,6 +55,8 @@ describe("EngineMediaDownload: the media an engine answers with by URL, its fail
     assertEngineFailure(error, 'engine-error', 'answered HTTP 503');
     assert.equal(error.engineStatus, 503);
     assertApiError(error, '500');
+    // The media was generated already: another deployment would generate it again.
+    assert.equal(isFailoverEligible(error), false);
   });
 
   it('is too large past the cap (1230, as every engine answer over a cap), and unreachable when the engine is down (1234)', async () => {
@@ -67,6 +70,7 @@ describe("EngineMediaDownload: the media an engine answers with by URL, its fail
       const error = await rejection(down.download(`http://127.0.0.1:${port}/output.png`, 1024 * 1024, signal()));
       assertEngineFailure(error, 'unreachable', 'could not download', 'ECONNREFUSED');
       assertApiError(error, '1234');
+      assert.equal(isFailoverEligible(error), false);
     } finally {
       await down.close();
     }
