@@ -41,7 +41,14 @@ export class SlideRenderer {
     return this.#withPage(signal, async (page) => {
       await page.setViewportSize({ width: pixels.width, height: pixels.height });
       await page.setContent(html, { waitUntil: 'load' });
-      return page.screenshot({ type: 'png', fullPage: false });
+      try {
+        return await page.screenshot({ type: 'png', fullPage: false });
+      } catch (error) {
+        // Headless Chromium on a busy host sometimes has no frame to capture yet ("Unable to capture screenshot"); the page is still there to draw once more.
+        signal.throwIfAborted();
+        if (!/Unable to capture screenshot/.test((error as Error).message)) throw error;
+        return page.screenshot({ type: 'png', fullPage: false });
+      }
     });
   }
 
