@@ -1,0 +1,153 @@
+// The platform's own CPU time per chat call against the fake engine, for this checkout (or
+// BENCH_TREE) and, with BENCH_AB_TREE, another checkout of the platform side by side (an A/B of a change):
+//   BENCH_AB_TREE=/tmp/before node --import ./bin/register-typescript.mjs scripts/bench/chat-cpu-ab.ts
+// Wall-clock req/s of short runs on a shared host say little; CPU time per call (utime + stime of
+// the serve process over the round, from /proc) is steadier. Rounds alternate the platforms and
+// reverse their order every other round. Knobs: BENCH_CONCURRENCY (64), BENCH_REQUESTS (per
+// round, 2000), BENCH_ROUNDS (6), BENCH_WARMUP (per platform, 5000), BENCH_STREAM=1 (streamed
+// calls), BENCH_CPU_PROF_DIR (each serve process writes a V8 CPU profile there when it stops).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpuTimes, freePort, start, stopAll, waitForHealth } from './bench-processes.ts';
+import { median, runLoad, type Target } from './load.ts';
+
+const concurrency = Number(process.env['BENCH_CONCURRENCY'] ?? '64');
+const requestsPerRound = Number(process.env['BENCH_REQUESTS'] ?? '2000');
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? '6');
+const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '5000');
+const streamed = process.env['BENCH_STREAM'] === '1';
+const profileDir = process.env['BENCH_CPU_PROF_DIR'];
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const key = 'abcdefabcdefabcdefabcdefabcdef99.BenchSecret00001';
+
+interface Platform {
+  readonly label: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  readonly target: Target;
+  readonly agent: Agent;
+  readonly dataDir: string;
+  readonly cpuMsPerRound: number[];
+  /** The fake engine's CPU time while this platform's round ran (how the platform calls it costs the engine too). */
+  readonly engineCpuMsPerRound: number[];
+}
+
+async function startPlatform(label: string, tree: string, engineUrl: string): Promise<Platform> {
+  const dataDir = mkdtempSync(join(tmpdir(), `chat-cpu-${label}-`));
+  writeFileSync(join(dataDir, 'config.yaml'), `models:\n  glm-4.7: { backend: openai-compatible, baseUrl: "${engineUrl}" }\n`);
+  const port = await freePort();
+  const nodeFlags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(resolve(profileDir), label)}`];
+  if (profileDir !== undefined) mkdirSync(join(resolve(profileDir), label), { recursive: true });
+  const child = spawn(process.execPath, [...nodeFlags, join(tree, 'bin/model-platform.js'), 'serve'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MODEL_PLATFORM_DATA_DIR: dataDir,
+      MODEL_PLATFORM_CONFIG: join(dataDir, 'config.yaml'),
+      MODEL_PLATFORM_BOOTSTRAP_KEY: key,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHealth(origin);
+  return {
+    label,
+    pid: child.pid ?? 0,
+    child,
+    target: { name: label, url: `${origin}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } },
+    agent: new Agent({ keepAlive: true, maxSockets: concurrency }),
+    dataDir,
+    cpuMsPerRound: [],
+    engineCpuMsPerRound: [],
+  };
+}
+
+/** Ends the run when a round hangs (an engine or platform process gone): the load has no timeout of its own. */
+function watchdog(): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      console.error('no round finished within 3 minutes: stopping');
+      stopAll();
+      process.exit(1);
+    }, 180_000);
+    timer.unref();
+  };
+}
+
+async function main(): Promise<void> {
+  const alive = watchdog();
+  alive();
+  const engine = start(
+    process.execPath,
+    ['--import', here('../../bin/register-typescript.mjs'), here('./fake-engine-process.ts')],
+    { CHUNKS: '100' },
+    /(http:\/\/\S+\/v1)/,
+  );
+  const engineUrl = await engine.match;
+  const platforms = [await startPlatform('this', resolve(process.env['BENCH_TREE'] ?? here('../..')), engineUrl)];
+  const other = process.env['BENCH_AB_TREE'];
+  if (other !== undefined) platforms.push(await startPlatform('other', resolve(other), engineUrl));
+  const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], ...(streamed ? { stream: true } : {}) });
+  for (const platform of platforms) {
+    await runLoad(platform.target, body, concurrency, warmUpRequests, platform.agent);
+    alive();
+  }
+  console.log(
+    `${streamed ? 'streamed' : 'sync'} calls at concurrency ${concurrency}, ${rounds} rounds of ${requestsPerRound}; CPU µs per call of each serve process`,
+  );
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? platforms : [...platforms].reverse();
+    const line: string[] = [];
+    for (const platform of order) {
+      const before = cpuTimes([platform.pid, engine.pid]);
+      const load = await runLoad(platform.target, body, concurrency, requestsPerRound, platform.agent);
+      const after = cpuTimes([platform.pid, engine.pid]);
+      const cpuMs = (after.get(platform.pid) ?? 0) - (before.get(platform.pid) ?? 0);
+      const engineCpuMs = (after.get(engine.pid) ?? 0) - (before.get(engine.pid) ?? 0);
+      platform.cpuMsPerRound.push(cpuMs);
+      platform.engineCpuMsPerRound.push(engineCpuMs);
+      alive();
+      line.push(
+        `${platform.label} ${((cpuMs * 1000) / requestsPerRound).toFixed(0)} µs, engine ${((engineCpuMs * 1000) / requestsPerRound).toFixed(0)} µs (${load.requestsPerSecond.toFixed(0)} req/s)`,
+      );
+    }
+    console.log(`round ${round + 1}: ${line.join(', ')}`);
+  }
+  const perCall = (platform: Platform) => (median(platform.cpuMsPerRound) * 1000) / requestsPerRound;
+  const enginePerCall = (platform: Platform) => (median(platform.engineCpuMsPerRound) * 1000) / requestsPerRound;
+  for (const platform of platforms) {
+    console.log(
+      `${platform.label}: median ${perCall(platform).toFixed(0)} µs per call (the engine meanwhile ${enginePerCall(platform).toFixed(0)} µs per call)`,
+    );
+  }
+  const [first, second] = platforms;
+  if (first !== undefined && second !== undefined) {
+    // Each round's two figures were taken seconds apart, on about the same machine: their ratio is steadier than the medians'.
+    const ratios = first.cpuMsPerRound.map((cpuMs, round) => cpuMs / (second.cpuMsPerRound[round] ?? Number.NaN));
+    console.log(`this / other: medians ${(perCall(first) / perCall(second)).toFixed(3)}, median of the rounds' ratios ${median(ratios).toFixed(3)}`);
+  }
+  for (const platform of platforms) {
+    platform.agent.destroy();
+    const exited = new Promise((done) => platform.child.once('exit', done));
+    platform.child.kill('SIGTERM');
+    await exited;
+    rmSync(platform.dataDir, { recursive: true, force: true });
+  }
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    stopAll();
+  });
