@@ -6,14 +6,15 @@ export const fallbackModelHeader = 'x-model-platform-fallback-model';
 
 /**
  * Names the deployment (and the fallback model) that answered the engine call made with `signal`
- * (the route's abortOnDisconnect) in the response headers. Set on the raw response, so it goes out
- * with an event stream's headers too.
+ * (the route's abortOnDisconnect) in the response headers. Set on the reply, whose headers an
+ * event stream sends too (SseWriter), not on the raw response: one header set there sends every
+ * other header of the response through Node's per-header checks as well.
  */
 export function setServedByHeaders(reply: FastifyReply, signal: AbortSignal): void {
   const servedBy = servedByOf(signal);
   if (servedBy === undefined || reply.raw.headersSent) return;
-  reply.raw.setHeader(deploymentHeader, servedBy.deployment);
-  if (servedBy.fallbackModel !== undefined) reply.raw.setHeader(fallbackModelHeader, servedBy.fallbackModel);
+  reply.header(deploymentHeader, servedBy.deployment);
+  if (servedBy.fallbackModel !== undefined) reply.header(fallbackModelHeader, servedBy.fallbackModel);
 }
 
 /**

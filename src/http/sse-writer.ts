@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { ApiError } from '../core/errors/api-error.ts';
 import { asApiError } from '../core/errors/engine-failure.ts';
 import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
@@ -34,6 +35,8 @@ export class SseWriter {
   open(): void {
     this.#reply.hijack();
     this.#reply.raw.writeHead(200, {
+      // Those the route set before the stream opened (the deployment that serves it).
+      ...(this.#reply.getHeaders() as OutgoingHttpHeaders),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
