@@ -103,7 +103,11 @@ class Recorded implements RecordedRequest {
   }
 }
 
-export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
+/**
+ * `keepAliveTimeoutMs`: how long an idle kept-alive connection stays open (Node's default, 5 s,
+ * when left out, as many real engines do).
+ */
+export async function startFakeOpenAiServer(options: { readonly keepAliveTimeoutMs?: number } = {}): Promise<FakeOpenAiServer> {
   const requests: Recorded[] = [];
   let queue: ReplyScript[] = [];
   let fallback: ReplyScript | undefined;
@@ -167,6 +171,7 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
     }
   }
 
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
