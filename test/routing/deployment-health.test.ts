@@ -147,6 +147,32 @@ describe('deployment health with a probe', () => {
     assert.equal(health.healthy, true);
     health.close();
   });
+
+  it('an engine that refused for load is tried with a call, not the probe, and its cool-downs keep doubling', () => {
+    let now = 0;
+    let probes = 0;
+    const health = new DeploymentHealth(
+      policy,
+      () => {
+        probes += 1;
+        return Promise.resolve();
+      },
+      () => now,
+    );
+    const busy = new EngineFailure('overloaded', 'm', 'too many requests');
+    health.failed(busy);
+    assert.equal(health.admit(), 'no');
+    now = 1000;
+    assert.equal(health.admit(), 'trial', 'a listing would answer while the engine has no room');
+    health.failed(busy, true);
+    assert.equal(health.coolingUntil, 3000, 'the second refusal in a row doubles the cool-down');
+    now = 3000;
+    assert.equal(health.admit(), 'trial');
+    health.failed(down, true);
+    assert.equal(health.admit(), 'no', "an engine that is down again is the probe's to decide");
+    health.close();
+    assert.equal(probes, 0);
+  });
 });
 
 describe('failover eligibility', () => {

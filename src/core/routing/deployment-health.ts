@@ -1,3 +1,5 @@
+import { EngineFailure } from '../errors/engine-failure.ts';
+
 /** How a deployment's cool-downs grow: the first lasts `baseMs`, each further failure doubles it, up to `maxMs`. */
 export interface CoolDownPolicy {
   readonly baseMs: number;
@@ -16,7 +18,9 @@ export type HealthProbe = (signal: AbortSignal) => Promise<unknown>;
  * cools it down; the cool-down doubles with each failure in a row, within the policy's bound.
  * When it ends, the backend's probe (when it has one) decides: the deployment is healthy again
  * once the probe answers, else it cools down longer. Without a probe it is half-open: the next
- * call alone is let through, as the probe. A call sent to a deployment that is still cooling down
+ * call alone is let through, as the probe. A deployment that refused for load (429) is half-open
+ * after its cool-down whatever its probe: a listing answers while the engine has no room, and
+ * each probe's success would end the doubling. A call sent to a deployment that is still cooling down
  * (the router's last resort, when every deployment is) is such a trial too: its answer ends the
  * cool-down, its failure makes it longer.
  */
@@ -30,6 +34,8 @@ export class DeploymentHealth {
   /** Trial calls running: the one let through a half-open deployment, and last-resort calls; no half-open trial while one runs. */
   #trialsRunning = 0;
   #probeTimer: NodeJS.Timeout | undefined;
+  /** Whether the probe decides the end of this cool-down (else the next call does, as a trial). */
+  #probeDecides = false;
   #probing: AbortController | undefined;
   #closed = false;
 
@@ -61,7 +67,7 @@ export class DeploymentHealth {
    */
   admit(): 'yes' | 'trial' | 'no' {
     if (this.#coolingUntil === undefined) return 'yes';
-    if (this.#probe !== undefined || this.#trialsRunning > 0 || this.#now() < this.#coolingUntil) return 'no';
+    if (this.#probeDecides || this.#trialsRunning > 0 || this.#now() < this.#coolingUntil) return 'no';
     this.#trialsRunning += 1;
     return 'trial';
   }
@@ -97,8 +103,9 @@ export class DeploymentHealth {
     this.#consecutiveFailures += 1;
     const coolDownMs = Math.min(this.#policy.maxMs, this.#policy.baseMs * 2 ** Math.min(this.#consecutiveFailures - 1, 30));
     this.#coolingUntil = this.#now() + coolDownMs;
-    if (this.#probe !== undefined && !this.#closed) {
-      clearTimeout(this.#probeTimer);
+    clearTimeout(this.#probeTimer);
+    this.#probeDecides = this.#probe !== undefined && !this.#closed && !isBusy(error);
+    if (this.#probeDecides) {
       this.#probeTimer = setTimeout(() => void this.#runProbe(), coolDownMs);
       this.#probeTimer.unref();
     }
@@ -110,6 +117,7 @@ export class DeploymentHealth {
   }
 
   #recovered(): void {
+    this.#probeDecides = false;
     this.#consecutiveFailures = 0;
     this.#coolingUntil = undefined;
     this.#lastError = undefined;
@@ -141,6 +149,11 @@ export class DeploymentHealth {
       this.#probing = undefined;
     }
   }
+}
+
+/** Busy is not down: an engine that refused for load still answers its listing, so only a real call tells whether it has room again. */
+function isBusy(error: unknown): boolean {
+  return error instanceof EngineFailure && error.kind === 'overloaded';
 }
 
 /** One short line for the state listing: the error's message, never a stack. */
