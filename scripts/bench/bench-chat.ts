@@ -32,6 +32,8 @@ const rssRounds = Number(process.env['BENCH_RSS_ROUNDS'] ?? '8');
 const streamChunks = 100;
 /** BENCH_FLOOR=1: also (d), a bare Fastify route doing only the call's own work (bare-route-process.ts). */
 const withFloor = process.env['BENCH_FLOOR'] === '1';
+/** BENCH_AB_TREE=<another checkout>: also (e), that checkout's platform on the same engine, taking turns with the others (an A/B of a change). */
+const abTree = process.env['BENCH_AB_TREE'];
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const children: ChildProcess[] = [];
 
@@ -64,18 +66,18 @@ function rssMegabytes(pid: number | undefined): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-async function main(): Promise<void> {
-  // Every process runs its TypeScript the way the platform's binary does (no __name wrappers).
-  const tsx = ['--import', here('../../bin/register-typescript.mjs')];
-  const engine = await start([...tsx, here('./fake-engine-process.ts')], { CHUNKS: String(streamChunks) }, /(http:\/\/\S+\/v1)/);
-  const proxy = await start([...tsx, here('./pass-through-proxy.ts')], { TARGET: engine.match }, /(http:\/\/\S+)/);
+const key = 'abcdefabcdefabcdefabcdefabcdef99.BenchSecret00001';
+const dataDirs: string[] = [];
+
+/** Starts `serve` from the checkout at `tree` with one model on the fake engine. */
+async function startPlatform(tree: string, engineUrl: string, name = '(c) model-platform'): Promise<{ child: ChildProcess; target: Target }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-chat-'));
-  const key = 'abcdefabcdefabcdefabcdefabcdef99.BenchSecret00001';
-  writeFileSync(join(dataDir, 'config.yaml'), `models:\n  glm-4.7: { backend: openai-compatible, baseUrl: "${engine.match}" }\n`);
+  dataDirs.push(dataDir);
+  writeFileSync(join(dataDir, 'config.yaml'), `models:\n  glm-4.7: { backend: openai-compatible, baseUrl: "${engineUrl}" }\n`);
   // Request logs are off (warn level) so the run measures the request path, not the log sink.
   const port = await freePort();
-  const platform = await start(
-    [here('../../bin/model-platform.js'), 'serve'],
+  const { child } = await start(
+    [join(tree, 'bin/model-platform.js'), 'serve'],
     {
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -86,18 +88,28 @@ async function main(): Promise<void> {
     },
     /(Created the bootstrap API key)/,
   );
-  platform.match = `http://127.0.0.1:${port}`;
-  await waitForHealth(platform.match);
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHealth(origin);
+  return { child, target: { name, url: `${origin}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } } };
+}
+
+async function main(): Promise<void> {
+  // Every process runs its TypeScript the way the platform's binary does (no __name wrappers).
+  const tsx = ['--import', here('../../bin/register-typescript.mjs')];
+  const engine = await start([...tsx, here('./fake-engine-process.ts')], { CHUNKS: String(streamChunks) }, /(http:\/\/\S+\/v1)/);
+  const proxy = await start([...tsx, here('./pass-through-proxy.ts')], { TARGET: engine.match }, /(http:\/\/\S+)/);
+  const platform = await startPlatform(here('../..'), engine.match);
   const targets: Target[] = [
     { name: '(a) engine', url: `${engine.match}/chat/completions`, headers: {} },
     { name: '(b) node proxy', url: `${proxy.match}/chat/completions`, headers: {} },
-    { name: '(c) model-platform', url: `${platform.match.replace(/\/$/, '')}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } },
+    platform.target,
   ];
   const floorTargets: Target[] = [];
   if (withFloor) {
     const floor = await start([...tsx, here('./bare-route-process.ts')], { TARGET: engine.match }, /(http:\/\/\S+)/);
     floorTargets.push({ name: '(d) bare route', url: `${floor.match}/chat/completions`, headers: {} });
   }
+  const abTargets = abTree === undefined ? [] : [(await startPlatform(abTree, engine.match, '(e) BENCH_AB_TREE')).target];
   const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] });
   const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
 
@@ -106,7 +118,7 @@ async function main(): Promise<void> {
   );
   console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b) | each round vs (b)');
   const results = new Map<string, LoadResult>();
-  const allTargets = [...targets, ...floorTargets];
+  const allTargets = [...targets, ...floorTargets, ...abTargets];
   for (const concurrency of [1, 16, 64]) {
     // Each level after a warm-up at that concurrency (JIT, sockets): V8 settles a server's code for
     // a load pattern over thousands of requests, and a level measured right after another starts
@@ -144,7 +156,7 @@ async function main(): Promise<void> {
   console.log(`\nStreamed, ${streamChunks} content chunks per answer, 300 sequential streams`);
   console.log('target             | TTFB p50 ms | total p50 ms | per-chunk overhead vs (a) µs');
   let directTotal = 0;
-  for (const target of targets) {
+  for (const target of [...targets, ...abTargets]) {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const firstBytes: number[] = [];
     const totals: number[] = [];
@@ -172,7 +184,6 @@ async function main(): Promise<void> {
     readings.push(rssMegabytes(platform.child.pid));
   }
   console.log(`\nmodel-platform RSS (MB) before and after each round of ${rssRequests} requests: ${readings.map((value) => value.toFixed(1)).join(' -> ')}`);
-  rmSync(dataDir, { recursive: true, force: true });
 }
 
 main()
@@ -182,4 +193,5 @@ main()
   })
   .finally(() => {
     for (const child of children) child.kill('SIGTERM');
+    for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
   });
