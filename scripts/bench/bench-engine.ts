@@ -22,8 +22,13 @@ const scale = Number(process.env['BENCH_SCALE'] ?? '1');
 const parallel = Number(process.env['BENCH_PARALLEL'] ?? '16');
 /** `-c`, shared by the slots (`--kv-unified`): 512 a slot, room for the prompt and 256 tokens. */
 const contextSize = Number(process.env['BENCH_CONTEXT'] ?? String(parallel * 512));
-/** Requests per target before the cells, at concurrency 8, half sync and half streamed. */
-const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '200');
+/**
+ * Requests per target before the cells, at concurrency 8, half sync and half streamed. Thousands:
+ * V8 settles a Node server's code over its first few thousand calls; after 100 calls at
+ * concurrency 1 the platform took 2.6 ms of CPU a call in front of llama-server, after 4000 1.8 ms,
+ * and a measurement of the first hundreds is one of a server just started.
+ */
+const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '3000');
 /**
  * Node flags for a second platform process, measured as a third target (an A/B of V8 settings in
  * one run), e.g. BENCH_AB_FLAGS="--no-allocation-site-pretenuring --heap-growing-percent=30".
