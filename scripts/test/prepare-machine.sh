@@ -28,7 +28,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-# PostgreSQL from Debian, on 127.0.0.1 only. psql runs as postgres from /, since the checkout may
+# PostgreSQL from Debian, on 127.0.0.1 only. The role may signal other backends: DROP DATABASE
+# ... WITH (FORCE) must end an autovacuum worker that is busy in a test's database. psql runs as postgres from /, since the checkout may
 # lie where that user cannot enter (a copy under ~/.cache for another Node.js version).
 url=postgres://platform_ci:platform_ci@127.0.0.1:5432/postgres
 if command -v pg_lsclusters >/dev/null 2>&1 && [ -d /usr/lib/postgresql ]; then
@@ -40,7 +41,8 @@ if command -v pg_lsclusters >/dev/null 2>&1 && [ -d /usr/lib/postgresql ]; then
          IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'platform_ci') THEN
            CREATE ROLE platform_ci LOGIN CREATEDB PASSWORD 'platform_ci';
          END IF;
-       END \$\$;" >&2); then
+       END \$\$;
+       GRANT pg_signal_backend TO platform_ci;" >&2); then
     echo "$url"
     exit 0
   fi

@@ -33,7 +33,18 @@ const postgresTarget: DatabaseTarget = {
   async drop(url) {
     if (url === undefined) return;
     const name = new URL(url).pathname.slice(1);
-    await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    // An autovacuum worker busy in the database makes the drop fail for a role without
+    // pg_signal_backend (42501) or leaves it in use a moment (55006): it ends soon, so try again.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        return;
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (attempt >= 10 || (code !== '42501' && code !== '55006')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
   },
 };
 
