@@ -202,6 +202,25 @@ describe('engine exchange: bytes an engine sends beyond its answer', () => {
       assert.ok(outcomes[2]?.includes('answer to third'), outcomes[2]);
     });
   }
+
+  it('bytes that arrive on an idle connection while others are kept: that connection is closed, and every later caller on the others gets its own answer', async () => {
+    const { url, requests } = await engine;
+    const connection = engineSettings();
+    const call = (tag: string) => postJson(connection, { url: `${url}/v1/chat/completions`, body: { tag }, signal: new AbortController().signal });
+    // Three kept connections in the pool, then one of them receives a stray answer while idle.
+    await Promise.all(['a', 'b', 'c'].map((tag) => call(tag)));
+    mode = 'stray-later';
+    const first = JSON.stringify(await call('first'));
+    const strayConnection = requests.at(-1)?.connection;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const later = await Promise.all(['second', 'third', 'fourth'].map(async (tag) => [tag, JSON.stringify(await call(tag))] as const));
+    assert.ok(first.includes('answer to first'), first);
+    for (const [tag, outcome] of later) assert.ok(outcome.includes(`answer to ${tag}`), `${tag}: ${outcome}`);
+    assert.ok(
+      requests.slice(-3).every((request) => request.connection !== strayConnection),
+      'the connection that carried stray bytes is not used again',
+    );
+  });
 });
 
 describe('engine exchange: answers cut short', () => {
