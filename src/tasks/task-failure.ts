@@ -1,4 +1,4 @@
-import { asApiError } from '../core/errors/engine-failure.ts';
+import { asApiError, EngineFailure } from '../core/errors/engine-failure.ts';
 import { RetryableTaskError } from '../core/tasks/retryable-task-error.ts';
 import type { TaskError } from '../store/task-repository.ts';
 
@@ -17,7 +17,10 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   // An engine's failure is recorded with the code a client would have seen for it in a direct call.
   const platformError = asApiError(error);
   if (platformError !== undefined) {
-    return { error: { code: platformError.code, message: platformError.message }, retryable: platformError.retryable, unexpected: false };
+    // Once the engine had answered (its media generated, its answer begun), running the task again
+    // would generate (and, upstream, bill) the work a second time, as routing never does either.
+    const engineAnswered = error instanceof EngineFailure && error.answerStarted;
+    return { error: { code: platformError.code, message: platformError.message }, retryable: platformError.retryable && !engineAnswered, unexpected: false };
   }
   return {
     error: { code: '500', message: 'The task failed with an internal error.' },

@@ -4,6 +4,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { RetryableTaskError } from '../../src/core/tasks/retryable-task-error.ts';
+import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import type { TaskHandler, TaskRecord, TaskSubmission } from '../../src/core/tasks/task.ts';
 import type { Database } from '../../src/store/database.ts';
 import { queueName } from '../../src/tasks/bullmq-task-queue.ts';
@@ -131,6 +132,25 @@ for (const [targetIndex, target] of databaseTargets.entries()) {
         assert.equal(done.attempts, 1);
         await sleep(150);
         assert.equal(runs, 1, 'never retried');
+      });
+
+      it('never runs again a task whose engine had answered (its media generated, then the download failed)', { skip: skipped(mode) }, async () => {
+        let runs = 0;
+        const tasks = service([
+          {
+            kind: 'generated',
+            async run() {
+              runs += 1;
+              throw new EngineFailure('unreachable', 'cogview-4', 'the generated image could not be downloaded', { answerStarted: true });
+            },
+          },
+        ]);
+        const submitted = await tasks.submit(submission({ kind: 'generated' }));
+        const done = await waitForStatus(tasks, submitted, 'FAIL');
+        assert.equal(done.error?.code, '1234');
+        assert.equal(done.attempts, 1);
+        await sleep(150);
+        assert.equal(runs, 1, 'a second run would generate the image again');
       });
 
       it('gives up after the last attempt of a retryable error, with its reason; a bug fails as 500', { skip: skipped(mode) }, async () => {
