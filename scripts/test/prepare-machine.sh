@@ -29,8 +29,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 # PostgreSQL from Debian, on 127.0.0.1 only. The role may signal other backends: DROP DATABASE
-# ... WITH (FORCE) must end an autovacuum worker that is busy in a test's database. psql runs as postgres from /, since the checkout may
-# lie where that user cannot enter (a copy under ~/.cache for another Node.js version).
+# ... WITH (FORCE) must end an autovacuum worker that is busy in a test's database. psql runs as
+# postgres from /, since the checkout may lie where that user cannot enter (a copy under ~/.cache
+# for another Node.js version).
 url=postgres://platform_ci:platform_ci@127.0.0.1:5432/postgres
 if command -v pg_lsclusters >/dev/null 2>&1 && [ -d /usr/lib/postgresql ]; then
   version=$(ls /usr/lib/postgresql | sort -V | tail -n 1)
