@@ -66,7 +66,10 @@ function checkStreamed(status: number, contentType: string | null, text: string,
   assert.match(String(contentType), /^text\/event-stream/, where);
   // parseSseBody asserts the framing: one data line per event, [DONE] last.
   const events = parseSseBody(text);
-  assert.ok(events.length >= 2, `${where}: ${text}`);
+  // An answer of spaces only (one in a few thousand from the random weights) streams no text:
+  // llama-server holds whitespace back in a stream and drops it at the end (its whole answer keeps
+  // it), so the platform's stream is its last chunk alone, an empty delta with finish and usage.
+  assert.ok(events.length >= 1, `${where}: ${text}`);
   assert.equal(new Set(events.map((event) => event['id'])).size, 1, `${where}: one id`);
   for (const event of events.slice(0, -1)) {
     const choice = (event['choices'] as Choice[])[0];
