@@ -37,7 +37,13 @@ describe('POST /paas/v4/tokenizer: image and video tokens', () => {
     await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
     imageOrigin = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
     test = await startTestPlatform({
-      config: { models: { 'glm-4.6v': { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', tokenizerPath } }, fetch: { allow: ['127.0.0.1'] } },
+      config: {
+        models: {
+          'glm-4.6v': { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', vision: true, tokenizerPath },
+          'glm-4.6': { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', tokenizerPath },
+        },
+        fetch: { allow: ['127.0.0.1'] },
+      },
     });
   });
   after(async () => {
@@ -100,6 +106,17 @@ describe('POST /paas/v4/tokenizer: image and video tokens', () => {
     assert.equal(usage.image_tokens, 393);
     assert.equal(usage.video_tokens, 308);
     assert.ok(usage.prompt_tokens > text + 393 + 308, 'the second and third messages add their own text');
+  });
+
+  it('refuses media parts for a text-only model, as its chat does (1214, naming the part), though its tokenizer files could count them', async () => {
+    const field = 'messages[0].content[1]';
+    const messages = [{ role: 'user', content: [question, { type: 'image_url', image_url: { url: dataUrl('image/png', png640x480) } }] }];
+    for (const url of ['/paas/v4/tokenizer', '/paas/v4/chat/completions']) {
+      const response = await postJson(test, url, { model: 'glm-4.6', messages });
+      assertPlatformError(response, { status: 400, code: '1214', mentions: [field, 'text only'] });
+    }
+    const text = await postJson(test, '/paas/v4/tokenizer', { model: 'glm-4.6', messages: [{ role: 'user', content: [question] }] });
+    assert.equal(text.statusCode, 200, text.body);
   });
 
   it('refuses an image that is no picture, and a video that is a still image, naming the part (1214)', async () => {

@@ -35,6 +35,7 @@ export const createLlamaCppBackend: BackendFactory<LlamaCppSettings> = (context)
       },
     },
     tokenizer: { countPromptTokens: async (request) => (await loaded()).tokenizer.countPromptTokens(request) },
+    takesMedia: false,
     // Loaded weights answer; a load that failed stays failed (each call would fail the same way); before the first call, the file must be readable.
     probe: async (signal) => {
       if (loading === undefined) return probeFiles([settings.modelPath], signal, 'loads on first use');

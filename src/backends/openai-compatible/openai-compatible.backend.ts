@@ -45,6 +45,7 @@ export const createOpenAiCompatibleBackend: BackendFactory<OpenAiCompatibleSetti
       entry.syncAnswers ?? (entry.engine === 'llama.cpp' ? 'streamed' : entry.engine === undefined ? 'learn' : 'whole'),
     ),
     tokenizer: new OpenAiCompatibleTokenizer(engine, baseUrl, options, entry.engine),
+    takesMedia: options.vision,
     // vLLM, SGLang, llama-server and Ollama all list what they serve at /models (llama-server answers 503 while it loads).
     probe: (signal) => probeModelList(baseUrl, entry.apiKey, signal),
   };

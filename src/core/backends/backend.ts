@@ -18,6 +18,11 @@ export interface Backend {
   readonly transcribe?: Transcriber;
   readonly layout?: LayoutParser;
   /**
+   * False where the chat takes text parts only and refuses media parts (1214); a tokenizer read from
+   * the model's own files (`tokenizerPath`) then refuses them the same way. Left out: the engine decides.
+   */
+  readonly takesMedia?: boolean;
+  /**
    * Asks the engine, cheaply (no generation), whether it answers: resolves with what it reports of
    * itself, throws when it is unreachable or unhealthy. Used to bring a cooled-down deployment back
    * and by `config check --probe`; a backend without one is judged by its next real call.

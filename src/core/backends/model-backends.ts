@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
+import { textOnlyCounter } from '../chat/text-only.ts';
 import type { ImageGenerator } from '../media/image-generator.ts';
 import type { LayoutParser } from '../ocr/layout-parser.ts';
 import type { Transcriber } from '../media/transcriber.ts';
@@ -103,7 +104,11 @@ export class ModelBackends {
     return this.#capability(engine, 'search', (backend) => backend.search);
   }
 
-  /** The model's own tokenizer files when configured (`tokenizerPath`), else the engine's tokenizer. */
+  /**
+   * The model's own tokenizer files when configured (`tokenizerPath`), else the engine's tokenizer.
+   * Files count whatever they are given, so where every engine of the model takes text only, media
+   * parts are refused first, as its chat refuses them.
+   */
   tokenizer(model: string): TokenCounter {
     const entry = this.#models.resolve(model, 'tokenize');
     if (entry.tokenizerPath === undefined) return this.#capability(model, 'tokenize', (backend) => backend.tokenizer);
@@ -115,6 +120,8 @@ export class ModelBackends {
       } catch (error) {
         throw new ApiError('1221', `The tokenizer files of model '${model}' cannot be loaded: ${(error as Error).message}.`);
       }
+      const { router } = this.#routedModel(model, this.#models.catalogEntry(model, 'tokenize'), 'tokenize');
+      if (router.deployments.every((deployment) => deployment.backend.takesMedia === false)) counter = textOnlyCounter(counter, model);
       this.#fileTokenizers.set(model, counter);
     }
     return counter;

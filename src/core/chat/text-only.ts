@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.ts';
+import type { TokenCounter } from './chat-model.ts';
 import type { ChatMessage } from './chat-types.ts';
 
 /**
@@ -17,6 +18,16 @@ export function assertTextOnly(messages: readonly ChatMessage[], model: string):
         `so a '${part.type}' part cannot be sent. Send text content, or use a vision model.`,
     );
   });
+}
+
+/** The counter, refusing media parts first as the chat of a text-only model does. */
+export function textOnlyCounter(counter: TokenCounter, model: string): TokenCounter {
+  return {
+    countPromptTokens: (request) => {
+      assertTextOnly(request.messages, model);
+      return counter.countPromptTokens(request);
+    },
+  };
 }
 
 /** The text of a message's content; text parts are joined by newlines, as vision-less chat templates expect one string. */

@@ -106,6 +106,7 @@ export function instrumentBackend(
       ...(streamTranscript === undefined ? {} : { stream: (request) => trackStream('transcribe', request.signal, () => streamTranscript(request)) }),
     };
   }
+  if (backend.takesMedia !== undefined) instrumented.takesMedia = backend.takesMedia;
   if (backend.close !== undefined) instrumented.close = () => backend.close?.() ?? Promise.resolve();
   return instrumented;
 }
