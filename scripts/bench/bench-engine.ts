@@ -35,6 +35,11 @@ const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '3000');
  */
 const abFlags = (process.env['BENCH_AB_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
 /**
+ * BENCH_AB_TREE=<another checkout>: also that checkout's platform on the same engine, taking turns
+ * with the others (an A/B of a change; run both from their sources or both built).
+ */
+const abTree = process.env['BENCH_AB_TREE'];
+/**
  * BENCH_PROXY=1: also a minimal Node pass-through proxy (pass-through-proxy.ts, a streamed call on
  * a connection of its own as llama-server requires) in front of the engine in every cell: what any
  * extra hop costs on this host, the floor under the platform's figures.
@@ -121,7 +126,14 @@ interface Platform {
   readonly pid: number;
 }
 
-async function startPlatform(name: string, engines: readonly LlamaServer[], nodeFlags: readonly string[], dataDir: string, settings = ''): Promise<Platform> {
+async function startPlatform(
+  name: string,
+  engines: readonly LlamaServer[],
+  nodeFlags: readonly string[],
+  dataDir: string,
+  settings = '',
+  tree = here('../..'),
+): Promise<Platform> {
   const key = 'abcdefabcdefabcdefabcdefabcdef98.BenchSecret00002';
   const config = join(dataDir, 'config.yaml');
   const entry = (engine: LlamaServer) => `{ backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias}${settings} }`;
@@ -133,7 +145,7 @@ async function startPlatform(name: string, engines: readonly LlamaServer[], node
   // Request logs off (warn), as in bench:chat: the run measures the request path, not the log sink.
   const started = start(
     process.execPath,
-    [...nodeFlags, here('../../bin/model-platform.js'), 'serve'],
+    [...nodeFlags, join(tree, 'bin/model-platform.js'), 'serve'],
     {
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -228,6 +240,11 @@ async function main(): Promise<void> {
       const abDir = mkdtempSync(join(tmpdir(), 'bench-engine-ab-'));
       dataDirs.push(abDir);
       platforms.push(await startPlatform(`platform ${abFlags.join(' ')}`, [engine], abFlags, abDir));
+    }
+    if (abTree !== undefined) {
+      const treeDir = mkdtempSync(join(tmpdir(), 'bench-engine-tree-'));
+      dataDirs.push(treeDir);
+      platforms.push(await startPlatform('platform BENCH_AB_TREE', [engine], [], treeDir, '', abTree));
     }
     const base = [direct, ...platforms.map((platform) => platform.target)];
     /** The processes in front of the engine, for their CPU time. */
