@@ -102,7 +102,7 @@ export const PlatformConfigSchema = Type.Object(
           ocrModel: Type.Optional(
             Type.String({
               minLength: 1,
-              description: 'Layout-parsing model of the catalog that reads scanned PDFs added to a knowledge base (default glm-ocr).',
+              description: 'Layout-parsing model of the catalog that reads knowledge-base PDFs without a text layer (scans) by OCR (default glm-ocr).',
             }),
           ),
           readTimeoutMs: Type.Optional(

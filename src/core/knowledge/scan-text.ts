@@ -5,7 +5,7 @@ import type { LayoutParser } from '../ocr/layout-parser.ts';
 export const defaultKnowledgeOcrModel = 'glm-ocr';
 
 /**
- * The text of a scanned PDF through layout parsing with `model` (the config's `knowledge.ocrModel`),
+ * The text of a PDF without a text layer (a scan) through layout parsing with `model` (the config's `knowledge.ocrModel`),
  * as the Markdown layout_parsing answers with; pictures left out (a knowledge base keeps text). The
  * parser's own limits apply (30 pages).
  */

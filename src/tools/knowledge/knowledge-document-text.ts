@@ -4,7 +4,7 @@ import type { HtmlArticle } from '../reader/html-article.ts';
 import { extractHtmlArticleInThread } from './html-article-thread.ts';
 import { readPdfPagesInThread } from './pdf-text-thread.ts';
 
-/** Reads the text of a scanned PDF (the layout parser's OCR). */
+/** Reads the text of a PDF that has no text layer (a scan), by the layout parser's OCR. */
 export type ScanReader = (bytes: Uint8Array, signal: AbortSignal) => Promise<string>;
 
 /** How a knowledge file's text is read beyond plain text. */
