@@ -1,11 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { callUsage, type CompletedCall } from '../core/usage/call-usage.ts';
+import { callUsage, type CallUsage } from '../core/usage/call-usage.ts';
 import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
 import type { App } from './app-types.ts';
 import { routeOf } from './route-of.ts';
-
-/** What a completed call used, as its handler measured it; who called, where and when are the request's. */
-export type CallUsage = Omit<CompletedCall, 'keyId' | 'endpoint' | 'requestId'>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,6 +27,6 @@ export function installUsageRecording(app: App, recorder: UsageRecorder): void {
   app.decorateRequest('recordUsage', function recordUsage(this: FastifyRequest, used: CallUsage): void {
     const endpoint = routeOf(this).config.usage;
     if (endpoint === undefined) throw new Error(`route ${this.routeOptions.url ?? ''} records usage without a usage endpoint in its config`);
-    recorder.record(callUsage({ ...used, keyId: this.apiKey?.id ?? '', endpoint, requestId: this.requestId }));
+    recorder.record(callUsage({ keyId: this.apiKey?.id ?? '', endpoint, requestId: this.requestId }, used));
   });
 }

@@ -152,6 +152,8 @@ export class Admission {
       this.#log(`usage of key ${record.keyId} not counted against its limits`, error);
       return;
     }
+    // A key without a policy has no quota or prices to count against.
+    if (policy === undefined) return;
     await Promise.all([this.#countTokens(record, policy), this.#chargeTokens(record, policy)]);
   }
 
@@ -204,8 +206,8 @@ export class Admission {
   }
 
   /** Adds a record's tokens to its window's counter, once the window is seeded (a seed after the add would be lost). */
-  async #countTokens(record: UsageRecord, policy: KeyPolicy | undefined): Promise<void> {
-    const quota = policy?.quota;
+  async #countTokens(record: UsageRecord, policy: KeyPolicy): Promise<void> {
+    const quota = policy.quota;
     const tokens = record.promptTokens + record.completionTokens;
     if (quota?.tokens === undefined || tokens <= 0) return;
     const window = quotaWindow(quota.period, record.createdAt);
@@ -216,7 +218,7 @@ export class Admission {
     });
   }
 
-  async #chargeTokens(record: UsageRecord, policy: KeyPolicy | undefined): Promise<void> {
+  async #chargeTokens(record: UsageRecord, policy: KeyPolicy): Promise<void> {
     const price = priceOf(policy, record.model);
     if (price === undefined) return;
     const amount = Math.ceil(record.promptTokens * (price.perPromptToken ?? 0) + record.completionTokens * (price.perCompletionToken ?? 0));
