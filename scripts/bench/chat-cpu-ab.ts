@@ -3,12 +3,18 @@
 //   BENCH_AB_TREE=/tmp/before node --import ./bin/register-typescript.mjs scripts/bench/chat-cpu-ab.ts
 // Wall-clock req/s of short runs on a shared host say little; CPU time per call (utime + stime of
 // the serve process over the round, from /proc) is steadier. Rounds alternate the platforms and
-// reverse their order every other round. Knobs: BENCH_CONCURRENCY (64), BENCH_REQUESTS (per
-// round, 2000), BENCH_ROUNDS (6), BENCH_WARMUP (per platform, 5000), BENCH_STREAM=1 (streamed
+// reverse their order every other round. Then each platform's bytes allocated per call, from V8's
+// own count (--trace-gc-nvp: `allocated` since the last collection, summed over one long run of
+// calls, so a collection's boundary moves the figure little): unlike CPU time it does not move
+// with the host's load, and what a platform allocates its collector pays for, partly on V8's
+// helper threads. Knobs: BENCH_CONCURRENCY (64), BENCH_REQUESTS (per round, 2000), BENCH_ROUNDS
+// (6), BENCH_WARMUP (per platform, 5000), BENCH_ALLOC_REQUESTS (40000), BENCH_STREAM=1 (streamed
 // calls), BENCH_CPU_PROF_DIR (each serve process writes a V8 CPU profile there when it stops).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +25,7 @@ const concurrency = Number(process.env['BENCH_CONCURRENCY'] ?? '64');
 const requestsPerRound = Number(process.env['BENCH_REQUESTS'] ?? '2000');
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? '6');
 const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '5000');
+const allocationRequests = Number(process.env['BENCH_ALLOC_REQUESTS'] ?? '40000');
 const streamed = process.env['BENCH_STREAM'] === '1';
 const profileDir = process.env['BENCH_CPU_PROF_DIR'];
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -34,13 +41,15 @@ interface Platform {
   readonly cpuMsPerRound: number[];
   /** The fake engine's CPU time while this platform's round ran (how the platform calls it costs the engine too). */
   readonly engineCpuMsPerRound: number[];
+  /** Bytes V8 allocated in the serve process so far, as its collections report them. */
+  readonly allocated: { bytes: number };
 }
 
 async function startPlatform(label: string, tree: string, engineUrl: string): Promise<Platform> {
   const dataDir = mkdtempSync(join(tmpdir(), `chat-cpu-${label}-`));
   writeFileSync(join(dataDir, 'config.yaml'), `models:\n  glm-4.7: { backend: openai-compatible, baseUrl: "${engineUrl}" }\n`);
   const port = await freePort();
-  const nodeFlags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(resolve(profileDir), label)}`];
+  const nodeFlags = ['--trace-gc', '--trace-gc-nvp', ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(resolve(profileDir), label)}`])];
   if (profileDir !== undefined) mkdirSync(join(resolve(profileDir), label), { recursive: true });
   const child = spawn(process.execPath, [...nodeFlags, join(tree, 'bin/model-platform.js'), 'serve'], {
     env: {
@@ -52,8 +61,16 @@ async function startPlatform(label: string, tree: string, engineUrl: string): Pr
       MODEL_PLATFORM_BOOTSTRAP_KEY: key,
       LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const allocated = { bytes: 0 };
+  // One line per collection; `allocated=` counts the bytes allocated since the one before.
+  if (child.stdout !== null) {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const match = / allocated=(\d+)/.exec(line);
+      if (match !== null) allocated.bytes += Number(match[1]);
+    });
+  }
   const origin = `http://127.0.0.1:${port}`;
   await waitForHealth(origin);
   return {
@@ -65,6 +82,7 @@ async function startPlatform(label: string, tree: string, engineUrl: string): Pr
     dataDir,
     cpuMsPerRound: [],
     engineCpuMsPerRound: [],
+    allocated,
   };
 }
 
@@ -133,6 +151,15 @@ async function main(): Promise<void> {
     // Each round's two figures were taken seconds apart, on about the same machine: their ratio is steadier than the medians'.
     const ratios = first.cpuMsPerRound.map((cpuMs, round) => cpuMs / (second.cpuMsPerRound[round] ?? Number.NaN));
     console.log(`this / other: medians ${(perCall(first) / perCall(second)).toFixed(3)}, median of the rounds' ratios ${median(ratios).toFixed(3)}`);
+  }
+  for (const platform of platforms) {
+    const before = platform.allocated.bytes;
+    await runLoad(platform.target, body, concurrency, allocationRequests, platform.agent);
+    alive();
+    // The collections during the load report a moment later, through the pipe.
+    await delay(200);
+    const perCall = (platform.allocated.bytes - before) / allocationRequests;
+    console.log(`${platform.label}: ${(perCall / 1024).toFixed(1)} KiB allocated per call (${allocationRequests} calls)`);
   }
   for (const platform of platforms) {
     platform.agent.destroy();
