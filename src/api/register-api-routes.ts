@@ -18,7 +18,7 @@ import { registerTokenizerRoutes } from './tokenizer/tokenizer.route.ts';
 import { registerVideoRoutes } from './videos/videos.route.ts';
 import { registerWebSearchRoutes } from './web-search/web-search.route.ts';
 
-/** Model and tool endpoints; the first prefix is documented, the others are aliases (platform-facts §6). */
+/** Model and tool endpoints; the first prefix is documented, the others are aliases (docs/wire.md §6). */
 export const modelPrefixes = ['/paas/v4', '/api/paas/v4', '/api/coding/paas/v4'] as const;
 
 /** Agent endpoints, including the paths the SDKs build by appending v1/agents to their base URL. */

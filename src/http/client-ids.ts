@@ -1,14 +1,14 @@
 import { invalidField, type ApiError } from '../core/errors/api-error.ts';
 
 /**
- * A client's `request_id`: 6-64 characters (platform-facts §8) from letters, digits and `. _ : -`,
+ * A client's `request_id`: 6-64 characters (docs/wire.md §8) from letters, digits and `. _ : -`,
  * which covers what clients generate (UUIDs, `time.time()` as text, `prefix-<millis>`). It becomes
  * the `x-request-id` header and the log's request_id, so nothing else is let through: CR/LF would
  * split a header, characters outside Latin-1 cannot be sent in one at all.
  */
 export const requestIdRule = /^[A-Za-z0-9._:-]{6,64}$/;
 
-/** A client's `user_id`: 6-128 characters (platform-facts §8), visible ASCII (no spaces or control characters). */
+/** A client's `user_id`: 6-128 characters (docs/wire.md §8), visible ASCII (no spaces or control characters). */
 export const userIdRule = /^[\x21-\x7e]{6,128}$/;
 
 const ruleTexts = {

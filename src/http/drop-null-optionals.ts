@@ -8,7 +8,7 @@ interface SchemaNode {
 }
 
 /**
- * Official clients send JSON `null` for fields they leave unset (platform-facts §1.5, §1.9).
+ * Official clients send JSON `null` for fields they leave unset (docs/wire.md §1.5, §1.9).
  * Removes every `null` at a property the schema declares, so that null means absent: optional
  * fields then pass and required ones are reported missing. Properties the schema does not describe
  * (free-form JSON such as a function's `parameters`) are left untouched.

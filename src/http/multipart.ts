@@ -104,7 +104,7 @@ export const coercingValidatorCompiler: FastifySchemaCompiler<unknown> = ({ sche
  * size limit, then validates the fields against `schema`. Multipart values are text, so the
  * validation coerces ("true" → true, "5" → 5). A field sent more than once becomes an array;
  * `name[]` collects into the array `name` and `name[key]` into the object `name` (the Python SDK
- * encodes lists and dicts that way, platform-facts §1.4); a single value for an array field that
+ * encodes lists and dicts that way, docs/wire.md §1.4); a single value for an array field that
  * holds a JSON array is parsed. The values are kept in null-prototype objects, and names that use
  * `__proto__`, `constructor` or `prototype` are refused (1210). File parts under other names are read and dropped. Failures are
  * 1213/1214 naming the field, after the whole body has been read, so the client sees the answer

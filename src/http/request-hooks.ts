@@ -9,7 +9,7 @@ import { shuttingDown, type Shutdown } from './shutdown.ts';
 
 /**
  * onRequest: the generated request id, then authentication: every route but the public ones
- * needs a valid key (platform-facts §5). While the server shuts down, a request that still
+ * needs a valid key (docs/wire.md §5). While the server shuts down, a request that still
  * arrives (on a kept-alive or pipelined connection) is refused with 503 in the platform's body.
  */
 export function identifyAndAuthenticate(authenticator: Authenticator, shutdown: Shutdown) {
@@ -47,7 +47,7 @@ export function identifyAndAuthenticate(authenticator: Authenticator, shutdown: 
 }
 
 /**
- * preValidation: JSON `null` in a declared field means "absent" (platform-facts §8), and a
+ * preValidation: JSON `null` in a declared field means "absent" (docs/wire.md §8), and a
  * well-formed client request_id wins over the generated one, in logs and responses, including
  * the error response when the body is then refused. A request_id or user_id that breaks its rule
  * (client-ids.ts) is refused with 1214 here, before the body's other checks and any engine call,

@@ -6,7 +6,7 @@ import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 import { routeOf } from './route-of.ts';
 
 /**
- * Server-sent events as every official client parses them (platform-facts §3.1): each event is
+ * Server-sent events as every official client parses them (docs/wire.md §3.1): each event is
  * exactly `data: <json>\n\n`, the stream ends with `data: [DONE]\n\n`; no event, id, retry or
  * comment lines. Writes respect backpressure and stop quietly once the client is gone.
  */

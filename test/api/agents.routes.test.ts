@@ -13,7 +13,7 @@ import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-
 /**
  * The agent routes against a table of scripted agents (the real agents have their own tests):
  * how a body becomes an AgentInput, how events become the sync answer or the stream of
- * platform-facts §3.5, and how /conversation and /async-result map what an agent returns.
+ * docs/wire.md §3.5, and how /conversation and /async-result map what an agent returns.
  */
 
 type Script = (input: AgentInput) => AsyncIterable<AgentEvent>;

@@ -13,7 +13,7 @@ const submitPath = '/api/paas/v4/async/chat/completions';
 const user = [{ role: 'user', content: 'Hello' }];
 const idOf = (key: string) => key.split('.')[0] ?? '';
 
-/** What the Python SDK's chat.asyncCompletions.create sends when the caller gives only these: its unset defaults as null (platform-facts §1.9). */
+/** What the Python SDK's chat.asyncCompletions.create sends when the caller gives only these: its unset defaults as null (docs/wire.md §1.9). */
 function pythonSdkBody(fields: Record<string, unknown>): Record<string, unknown> {
   return { ...fields, response_format: null, thinking: null };
 }

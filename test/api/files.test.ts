@@ -268,7 +268,7 @@ describe('files: the 100 MB limit while streaming', () => {
   const send = (upload: ReturnType<typeof streamedUpload>) =>
     test.app.inject({ method: 'POST', url, headers: { authorization: test.authorization, 'content-type': upload.contentType }, payload: upload.payload });
 
-  it('aborts 100 MB + 1 byte with HTTP 435 (platform-facts §2.2) and the platform error, leaving no record, no blob and no partial file', async () => {
+  it('aborts 100 MB + 1 byte with HTTP 435 (docs/wire.md §2.2) and the platform error, leaving no record, no blob and no partial file', async () => {
     // Watches the store's writes: the upload must be aborted mid-write, not written whole and deleted after.
     const blobs = test.platform.blobs;
     const put = blobs.put.bind(blobs);

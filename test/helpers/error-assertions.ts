@@ -5,7 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 export function assertPlatformError(response: LightMyRequestResponse, expected: { status: number; code: string; mentions?: readonly string[] }): void {
   const body = response.json() as { contentFilter?: unknown; error?: { code?: unknown; message?: unknown } };
   assert.equal(response.statusCode, expected.status, `status for ${response.body}`);
-  // 1301 carries what was flagged beside the error (platform-facts §2.1).
+  // 1301 carries what was flagged beside the error (docs/wire.md §2.1).
   assert.deepEqual(Object.keys(body), expected.code === '1301' ? ['contentFilter', 'error'] : ['error'], `body shape for ${response.body}`);
   if (expected.code === '1301') assert.ok(Array.isArray(body.contentFilter) && body.contentFilter.length > 0, `contentFilter for ${response.body}`);
   assert.deepEqual(Object.keys(body.error ?? {}).sort(), ['code', 'message']);

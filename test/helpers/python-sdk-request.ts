@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 
 /**
- * The headers the official Python SDK (ZaiClient on httpx, platform-facts §6) sends on every
+ * The headers the official Python SDK (ZaiClient on httpx, docs/wire.md §6) sends on every
  * request, whatever its method and body: httpx's own, then the SDK's, JSON content type included.
  */
 export function pythonSdkHeaders(apiKey: string): [string, string][] {

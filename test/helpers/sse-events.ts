@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 
 /**
  * Splits an event-stream body into its `data:` payloads, asserting the framing every official
- * client needs (platform-facts §3.1): only `data: ` lines, each event ended by a blank line, and
+ * client needs (docs/wire.md §3.1): only `data: ` lines, each event ended by a blank line, and
  * `[DONE]` last. Returns the JSON events before `[DONE]`.
  */
 export function parseSseBody(body: string): Record<string, unknown>[] {

@@ -14,7 +14,7 @@ function send(test: TestPlatform, authorization: string | undefined) {
   });
 }
 
-describe('authentication matrix (platform-facts §5)', () => {
+describe('authentication matrix (docs/wire.md §5)', () => {
   let test: TestPlatform;
   let id: string;
   let secret: string;

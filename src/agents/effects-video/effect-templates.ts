@@ -1,6 +1,6 @@
 import type { VideoRequest } from '../../core/media/video-generator.ts';
 
-/** The effects of vidu_template_agent (`custom_variables.template`, platform-facts §1.6). */
+/** The effects of vidu_template_agent (`custom_variables.template`, docs/wire.md §1.6). */
 export type EffectTemplateName = 'french_kiss' | 'bodyshake' | 'sexy_me';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The language codes of the translation agent (spec "POST /v1/agents", platform-facts §1.6) and
+ * The language codes of the translation agent (spec "POST /v1/agents", docs/wire.md §1.6) and
  * how prompts name them: models follow "Translate into Traditional Chinese" far better than
  * "into zh-TW", and codes such as `wyw` or `yue` mean nothing to most of them.
  */

@@ -7,7 +7,7 @@ export const translationStrategies = ['general', 'paraphrase', 'two_step', 'thre
 
 export type TranslationStrategy = (typeof translationStrategies)[number];
 
-/** One translation request, with the defaults of platform-facts §1.6 applied. */
+/** One translation request, with the defaults of docs/wire.md §1.6 applied. */
 export interface TranslationSettings {
   readonly sourceLang: SourceLanguageCode;
   readonly targetLang: TargetLanguageCode;

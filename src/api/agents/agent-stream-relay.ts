@@ -4,7 +4,7 @@ import type { SseWriter } from '../../http/sse-writer.ts';
 import { toAgentDeltaChunk, toAgentErrorChunk, toAgentFinalChunk, type AgentAnswerHeader, type AgentOutcome } from './agents.mapper.ts';
 
 /**
- * Relays an agent run as an event stream (platform-facts §3.5): agent_id on every frame, text
+ * Relays an agent run as an event stream (docs/wire.md §3.5): agent_id on every frame, text
  * deltas, then a last frame with finish_reason and usage, then `[DONE]`. The first event is
  * awaited before any byte goes out, so an agent that fails at once (bad glossary, engine down)
  * answers with a real HTTP status; a failure after that is an in-band error frame.

@@ -12,7 +12,7 @@ import { StringEnum } from '../shared/common.schema.ts';
 export const effectTemplates = ['french_kiss', 'bodyshake', 'sexy_me'] as const;
 
 /**
- * custom_variables of general_translation (platform-facts §1.6). The language codes and strategies
+ * custom_variables of general_translation (docs/wire.md §1.6). The language codes and strategies
  * come from the agent, which defines how its prompts name each one, so the two lists cannot drift.
  */
 export const TranslationVariables = Type.Object(

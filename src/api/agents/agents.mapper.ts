@@ -93,7 +93,7 @@ export function toAgentFinalChunk(header: AgentAnswerHeader, outcome: AgentOutco
   };
 }
 
-/** An error after the stream began: in band, with agent_id so the Python SDK yields it (platform-facts §3.5). */
+/** An error after the stream began: in band, with agent_id so the Python SDK yields it (docs/wire.md §3.5). */
 export function toAgentErrorChunk(header: AgentAnswerHeader, error: { code: string; message: string }): Static<typeof AgentChatChunk> {
   return { id: header.id, agent_id: header.agentId, choices: [], error };
 }

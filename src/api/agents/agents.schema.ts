@@ -31,7 +31,7 @@ export const AgentMessage = Type.Object({
 
 export type AgentMessage = Static<typeof AgentMessage>;
 
-/** POST /v1/agents (spec section; field placement from platform-facts §1.6). */
+/** POST /v1/agents (spec section; field placement from docs/wire.md §1.6). */
 export const AgentChatRequest = Type.Object(
   {
     agent_id: AgentId,
@@ -81,7 +81,7 @@ export const AgentChatResult = Type.Object({
   error: Type.Optional(AgentError),
 });
 
-/** One `data:` event of an agent stream (platform-facts §3.5): agent_id on every frame, errors in-band. */
+/** One `data:` event of an agent stream (docs/wire.md §3.5): agent_id on every frame, errors in-band. */
 export const AgentChatChunk = Type.Object({
   id: Type.String(),
   agent_id: Type.String(),
@@ -147,7 +147,7 @@ export const AgentConversationResult = Type.Object({
   error: Type.Optional(AgentError),
 });
 
-/** POST /v1/agents/async-result; the Java SDK names the id `task_id` (platform-facts §1.6). */
+/** POST /v1/agents/async-result; the Java SDK names the id `task_id` (docs/wire.md §1.6). */
 export const AgentAsyncResultRequest = Type.Object({
   agent_id: AgentId,
   async_id: Type.Optional(Type.String({ minLength: 1, description: 'The async_id of the agent result; required unless task_id is sent.' })),

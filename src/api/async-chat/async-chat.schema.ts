@@ -4,7 +4,7 @@ import { ChatCompletionRequest } from '../chat/chat.schema.ts';
 const answerByPolling = 'the answer is read from GET /async-result/{id}; POST /chat/completions streams';
 
 /**
- * POST /paas/v4/async/chat/completions: the chat body without streaming (platform-facts §4).
+ * POST /paas/v4/async/chat/completions: the chat body without streaming (docs/wire.md §4).
  * `stream` and `tool_stream` are accepted only as false, so a client that asks for a stream hears
  * why it gets none instead of an answer it did not expect.
  */

@@ -10,7 +10,7 @@ const audioMimeTypes = ['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wav
 
 /**
  * The transcription rules JSON Schema cannot state: one audio source (file wins over file_base64,
- * platform-facts §1.4), its type by name, and the decoded size of file_base64. The audio format and
+ * docs/wire.md §1.4), its type by name, and the decoded size of file_base64. The audio format and
  * the 30-second duration are read from the bytes by the engine layer.
  */
 export function checkAudioTranscription(fields: AudioTranscriptionFields, file: ReceivedFile<unknown> | undefined): void {

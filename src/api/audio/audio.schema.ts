@@ -9,7 +9,7 @@ export const audioExtensions = ['.wav', '.mp3'] as const;
 
 /**
  * The text fields of POST /paas/v4/audio/transcriptions (spec table; field names from
- * platform-facts §1.4). Validated by `readMultipartForm`, which coerces the text values.
+ * docs/wire.md §1.4). Validated by `readMultipartForm`, which coerces the text values.
  */
 export const AudioTranscriptionFields = Type.Object({
   model: ModelName('glm-asr-2512, or a transcription model of the config catalog.'),
@@ -50,7 +50,7 @@ export const AudioTranscriptionResponse = Type.Object({
   text: Type.String({ description: 'The full transcript.' }),
 });
 
-/** One `data:` event of a transcription stream (platform-facts §3.4); the last has type transcript.text.done. */
+/** One `data:` event of a transcription stream (docs/wire.md §3.4); the last has type transcript.text.done. */
 export const AudioTranscriptionStreamEvent = Type.Object({
   id: Type.String(),
   created: Type.Integer(),

@@ -7,7 +7,7 @@ export interface TranscriptionHeader {
 }
 
 /**
- * Relays transcript deltas as platform frames (platform-facts §3.4): one
+ * Relays transcript deltas as platform frames (docs/wire.md §3.4): one
  * `transcript.text.delta` frame per delta, then `transcript.text.done` carrying both an empty
  * delta and the full text, then `[DONE]`. The first delta is awaited before any byte is sent, so
  * an engine that fails at once gets a real HTTP status; later failures travel in-band. True when

@@ -52,14 +52,14 @@ export function toChatCompletion(header: ChatAnswerHeader, result: ChatResult) {
 }
 
 /**
- * An answer that ended `sensitive` says what was flagged (platform-facts §3.2): the answer itself.
+ * An answer that ended `sensitive` says what was flagged (docs/wire.md §3.2): the answer itself.
  * Engines report only that they stopped, so the verdict has no severity of their own.
  */
 function contentFilterOf(reason: FinishReason) {
   return reason === 'sensitive' ? { content_filter: [...flaggedWithoutLevel('assistant')] } : {};
 }
 
-/** A delta of a streamed answer (platform-facts §3.2): every delta says role assistant. */
+/** A delta of a streamed answer (docs/wire.md §3.2): every delta says role assistant. */
 export interface WireDelta {
   readonly content?: string;
   readonly reasoning_content?: string;

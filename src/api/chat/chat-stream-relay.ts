@@ -12,7 +12,7 @@ interface PendingCall {
 }
 
 /**
- * Relays an engine stream as platform chunks (platform-facts §3.2, §3.3). The first part is
+ * Relays an engine stream as platform chunks (docs/wire.md §3.2, §3.3). The first part is
  * awaited before any byte is sent, so an engine that fails at once gets a real HTTP status; after
  * that, a broken engine connection ends the answer with finish_reason `network_error` and the usage
  * of what was delivered (DeliveredOutput: the engine's last report, else counted without it, the

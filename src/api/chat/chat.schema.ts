@@ -7,7 +7,7 @@ export const reasoningEfforts = ['max', 'xhigh', 'high', 'medium', 'low', 'minim
 
 export const finishReasons = ['stop', 'tool_calls', 'length', 'sensitive', 'model_context_window_exceeded', 'network_error'] as const;
 
-/** POST /paas/v4/chat/completions (spec table; hidden fields from platform-facts §1.7, §1.9). */
+/** POST /paas/v4/chat/completions (spec table; hidden fields from docs/wire.md §1.7, §1.9). */
 export const ChatCompletionRequest = Type.Object({
   model: ModelName(
     'glm-5.3, glm-5.2, glm-5.1, glm-5, glm-4.7, glm-4.7-flash, glm-4.7-flashx, glm-4.6, glm-4.5, glm-4.5-air, glm-4.5-x, glm-4.5-airx, glm-4.5-flash, glm-4-32b-0414-128k; vision: glm-4.6v, glm-4.5v; or a model of the config catalog.',
@@ -65,7 +65,7 @@ export const ChatCompletionResponse = Type.Object({
   content_filter: Type.Optional(sensitiveVerdicts()),
 });
 
-/** One `data:` event of a chat stream (platform-facts §3.2, §3.3). */
+/** One `data:` event of a chat stream (docs/wire.md §3.2, §3.3). */
 export const ChatCompletionChunk = Type.Object({
   id: Type.String(),
   created: Type.Integer(),
@@ -96,7 +96,7 @@ export const ChatCompletionChunk = Type.Object({
   content_filter: Type.Optional(sensitiveVerdicts()),
 });
 
-/** `content_filter` of an answer that ended `sensitive` (platform-facts §3.2): on the sync answer and the last chunk. */
+/** `content_filter` of an answer that ended `sensitive` (docs/wire.md §3.2): on the sync answer and the last chunk. */
 function sensitiveVerdicts() {
   return ContentFilterVerdicts('Only when finish_reason is sensitive: what was flagged; level 1 where the engine gave no severity.');
 }

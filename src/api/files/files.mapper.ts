@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { StoredFile } from '../../core/files/file-store.ts';
 import type { FileObject } from './files.schema.ts';
 
-/** The wire shape of an uploaded file (platform-facts §7): `created_at` in Unix seconds. */
+/** The wire shape of an uploaded file (docs/wire.md §7): `created_at` in Unix seconds. */
 export function toFileObject(file: StoredFile): Static<typeof FileObject> {
   return {
     id: file.id,

@@ -17,7 +17,7 @@ import { defaultKnowledgeReadTimeoutMs } from '../../tools/knowledge/knowledge-d
 const defaultListLimit = 100;
 
 /**
- * Uploaded files (platform-facts §7). Each key sees only its own files: another key's file id
+ * Uploaded files (docs/wire.md §7). Each key sees only its own files: another key's file id
  * answers 404 exactly like an id that never existed, so ids reveal nothing.
  */
 export function registerFileRoutes(app: App, deps: AppDependencies): void {

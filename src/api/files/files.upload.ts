@@ -36,7 +36,7 @@ export async function receiveUpload(
     const form = await readMultipartForm(request, reply, FileUploadFields, {
       fileField: 'file',
       maxFileBytes: maxUploadBytes,
-      // The platform answers a file over 100 MB with HTTP 435 (platform-facts §2.2).
+      // The platform answers a file over 100 MB with HTTP 435 (docs/wire.md §2.2).
       fileTooLarge: (rule) => new ApiError('435', `Invalid parameter 'file': ${rule}.`),
       receiveFile: async (stream, info) => {
         const content = abortedAtLimit(stream);

@@ -10,7 +10,7 @@ const ImageSize = (description: string) => Type.String({ description: `WIDTHxHEI
 
 /**
  * POST /paas/v4/images/generations (spec table). The Python SDK also sends `n`, `response_format`,
- * `style`, `user`, `sensitive_word_check` and `watermark_enabled` (platform-facts §8.6); like every
+ * `style`, `user`, `sensitive_word_check` and `watermark_enabled` (docs/wire.md §8.6); like every
  * unknown field they are accepted and ignored.
  */
 export const ImageGenerationRequest = Type.Object({
@@ -51,7 +51,7 @@ export const AsyncImageGenerationRequest = Type.Object({
 
 export type AsyncImageGenerationRequest = Static<typeof AsyncImageGenerationRequest>;
 
-/** Image result (spec "Image result"; platform-facts §8.4: `data[].url` is absolute). */
+/** Image result (spec "Image result"; docs/wire.md §8.4: `data[].url` is absolute). */
 export const ImageGenerationResponse = Type.Object({
   created: Type.Integer({ description: 'Unix timestamp, seconds.' }),
   data: Type.Array(Type.Object({ url: Type.String({ description: 'Absolute URL of the generated image.' }) })),

@@ -19,7 +19,7 @@ export function checkLayoutParsingRequest(body: LayoutParsingRequest): void {
 
 /**
  * The name to resolve: a catalog model exactly as given, a platform model in any letter case (the
- * platform's own examples send GLM-OCR, platform-facts §1.3).
+ * platform's own examples send GLM-OCR, docs/wire.md §1.3).
  */
 export function layoutModelName(model: string, catalog: Readonly<Record<string, CatalogEntry>> = {}): string {
   if (Object.hasOwn(catalog, model)) return model;

@@ -8,7 +8,7 @@ export const maxPdfBytes = 50 * 1024 * 1024;
 
 const PageNumber = (description: string) => Type.Integer({ minimum: 1, description });
 
-/** POST /paas/v4/layout_parsing (spec; field names from platform-facts §1.3). */
+/** POST /paas/v4/layout_parsing (spec; field names from docs/wire.md §1.3). */
 export const LayoutParsingRequest = Type.Object({
   model: ModelName('glm-ocr (any letter case, for example GLM-OCR), or a model of the config catalog.'),
   file: Type.String({

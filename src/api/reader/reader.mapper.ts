@@ -4,7 +4,7 @@ import { readerTimeoutSeconds } from './reader.checks.ts';
 import type { ReaderRequest, ReaderResponse } from './reader.schema.ts';
 import type { Static } from '@sinclair/typebox';
 
-/** Default fetch timeout (platform-facts §1.1). */
+/** Default fetch timeout (docs/wire.md §1.1). */
 export const defaultReaderTimeoutSeconds = 20;
 
 /**

@@ -19,7 +19,7 @@ export function ModelName(description: string) {
   return Type.String({ minLength: 1, description });
 }
 
-/** Content-safety verdicts (platform-facts §2.1, §3.2): which side was flagged, and how severely. */
+/** Content-safety verdicts (docs/wire.md §2.1, §3.2): which side was flagged, and how severely. */
 export function ContentFilterVerdicts(description: string) {
   return Type.Array(
     Type.Object({
@@ -30,7 +30,7 @@ export function ContentFilterVerdicts(description: string) {
   );
 }
 
-/** The platform error body (platform-facts §2.1). */
+/** The platform error body (docs/wire.md §2.1). */
 export const ErrorBody = Type.Object(
   {
     contentFilter: Type.Optional(

@@ -13,7 +13,7 @@ export const FunctionTool = Type.Object({
   function: FunctionDefinition,
 });
 
-/** The chat tool's web search settings (platform-facts §1.2). */
+/** The chat tool's web search settings (docs/wire.md §1.2). */
 export const WebSearchToolOptions = Type.Object({
   enable: Type.Optional(Type.Boolean()),
   search_engine: Type.Optional(Type.String()),

@@ -14,7 +14,7 @@ export const TokenizerMessage = Type.Object({
   content: MessageContent,
 });
 
-/** POST /paas/v4/tokenizer (spec; platform-facts §1.8). */
+/** POST /paas/v4/tokenizer (spec; docs/wire.md §1.8). */
 export const TokenizerRequest = Type.Object({
   model: ModelName('glm-4.6, glm-4.6v, glm-4.5, or a model of the config catalog.'),
   messages: Type.Array(TokenizerMessage, {

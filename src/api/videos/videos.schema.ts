@@ -16,12 +16,12 @@ function IntegerEnum<const Values extends readonly number[]>(values: Values, des
 
 const imageSourceDescription = 'An http(s) URL, a data:image/png|jpeg|jpg;base64, URL, or bare base64 of a .png/.jpeg/.jpg image of at most 5 MB.';
 
-/** One input image as a string, or wrapped as `{url}` (platform-facts §1.5: "or an object"). */
+/** One input image as a string, or wrapped as `{url}` (docs/wire.md §1.5: "or an object"). */
 const VideoImageString = Type.String({ minLength: 1, description: imageSourceDescription });
 const VideoImageObject = Type.Object({ url: VideoImageString });
 
 /**
- * POST /paas/v4/videos/generations (spec table; `duration` from platform-facts §1.5). The Python
+ * POST /paas/v4/videos/generations (spec table; `duration` from docs/wire.md §1.5). The Python
  * SDK sends every unset field as null, and also `style`, `aspect_ratio`, `off_peak`,
  * `movement_amplitude`, `watermark_enabled` and `sensitive_word_check`; those are accepted and ignored.
  */

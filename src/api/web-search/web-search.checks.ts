@@ -1,7 +1,7 @@
 import { invalidField } from '../../core/errors/api-error.ts';
 import type { WebSearchRequest } from './web-search.schema.ts';
 
-/** Engines that return results only in pages of ten (platform-facts §1.2). */
+/** Engines that return results only in pages of ten (docs/wire.md §1.2). */
 const tenStepEngines: readonly string[] = ['search_pro_sogou'];
 
 /** The web search rules JSON Schema cannot state. */

@@ -3,7 +3,7 @@ import type { SearchQuery, SearchResponse } from '../../core/web/web-searcher.ts
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
 import type { WebSearchRequest, WebSearchResponse } from './web-search.schema.ts';
 
-/** The wire request with the platform's defaults applied (platform-facts §1.2). */
+/** The wire request with the platform's defaults applied (docs/wire.md §1.2). */
 export function toSearchQuery(body: WebSearchRequest, signal: AbortSignal): SearchQuery {
   const domain = body.search_domain_filter?.trim();
   return {

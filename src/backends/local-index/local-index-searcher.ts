@@ -13,7 +13,7 @@ const recencyWindowMs: Record<SearchQuery['recencyFilter'], number | undefined> 
   noLimit: undefined,
 };
 
-/** Characters of text per result (platform-facts §1.2: medium about 400-600, high about 2,500). */
+/** Characters of text per result (docs/wire.md §1.2: medium about 400-600, high about 2,500). */
 export const contentLengths: Record<SearchQuery['contentSize'], number> = { medium: 500, high: 2500 };
 
 /**

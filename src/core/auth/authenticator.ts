@@ -36,7 +36,7 @@ interface CacheEntry {
 const maxCacheEntries = 10_000;
 
 /**
- * Checks an Authorization header value (platform-facts §5): `Bearer <id>.<secret>`,
+ * Checks an Authorization header value (docs/wire.md §5): `Bearer <id>.<secret>`,
  * `Bearer <jwt>` or a bare `<jwt>`. Lookups are cached briefly in memory to keep the hot path lean.
  */
 export class Authenticator {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** The parts of a platform JWT (platform-facts §5) before its signature is checked. */
+/** The parts of a platform JWT (docs/wire.md §5) before its signature is checked. */
 export interface DecodedJwt {
   readonly apiKeyId: string;
   /**

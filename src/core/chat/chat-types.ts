@@ -19,7 +19,7 @@ export type ContentPart = TextPart | MediaPart;
 export interface ToolCall {
   readonly id: string;
   readonly name: string;
-  /** Always a JSON string (platform-facts §3.3). */
+  /** Always a JSON string (docs/wire.md §3.3). */
   readonly arguments: string;
 }
 

@@ -1,7 +1,7 @@
 import type { SearchQuery, SearchResult, WebSearcher } from '../web/web-searcher.ts';
 import type { ChatMessage, ChatRequest } from './chat-types.ts';
 
-/** The chat web_search tool's settings (platform-facts §1.2), defaults applied. */
+/** The chat web_search tool's settings (docs/wire.md §1.2), defaults applied. */
 export interface ChatSearch {
   /** The search engine (model) name, `search-prime` by default. */
   readonly engine: string;

@@ -9,7 +9,7 @@ export class ApiError extends Error {
   readonly retryable: boolean;
   /** Extra response headers (for example `Retry-After`). */
   readonly headers: Readonly<Record<string, string>>;
-  /** 1301 only: what was flagged, sent as the top-level `contentFilter` beside `error` (platform-facts §2.1). */
+  /** 1301 only: what was flagged, sent as the top-level `contentFilter` beside `error` (docs/wire.md §2.1). */
   readonly contentFilter: readonly ContentFilterVerdict[] | undefined;
 
   /** `contentFilter` is for 1301; without it, a 1301 says the caller's input was flagged. */

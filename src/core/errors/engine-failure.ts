@@ -99,7 +99,7 @@ export class EngineFailure extends Error {
   }
 }
 
-/** The platform code each kind is answered with (platform-facts §2). */
+/** The platform code each kind is answered with (docs/wire.md §2.2). */
 const codeOfKind = {
   unreachable: '1234',
   timeout: '1234',

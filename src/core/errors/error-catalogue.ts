@@ -1,6 +1,6 @@
 /**
  * Every business error code the platform can answer with, and the HTTP status and retry hint that
- * go with it (platform-facts §2). `satisfies Record<ErrorCode, …>` makes the compiler refuse a
+ * go with it (docs/wire.md §2.2). `satisfies Record<ErrorCode, …>` makes the compiler refuse a
  * code without an entry.
  */
 export type ErrorCode =
@@ -60,7 +60,7 @@ export const errorCatalogue = {
   '405': { status: 405, retryable: false, message: 'The HTTP method is not allowed for this path.' },
   '408': { status: 408, retryable: true, message: 'The request was not received in time; send it again.' },
   '431': { status: 431, retryable: false, message: 'The request line and headers are too large.' },
-  // The platform's HTTP status for an upload over its size limit (platform-facts §2.2).
+  // The platform's HTTP status for an upload over its size limit (docs/wire.md §2.2).
   '435': { status: 435, retryable: false, message: 'The file is larger than 100 MB.' },
   '500': { status: 500, retryable: true, message: 'Internal server error, please try again later.' },
   '503': { status: 503, retryable: true, message: 'This server is shutting down; send the request again.' },
@@ -84,7 +84,7 @@ export const errorCatalogue = {
   '1214': { status: 400, retryable: false, message: 'A parameter is invalid.' },
   '1215': { status: 400, retryable: false, message: 'Two parameters that exclude each other were both set.' },
   '1220': { status: 434, retryable: false, message: 'You do not have permission to access this API.' },
-  // A request error, not a server one: the Python SDKs report 503 as "server flow exceeded" (platform-facts §2.3).
+  // A request error, not a server one: the Python SDKs report 503 as "server flow exceeded" (docs/wire.md §2.3).
   '1221': { status: 400, retryable: false, message: 'The model is offline.' },
   '1222': { status: 404, retryable: false, message: 'The API does not exist.' },
   '1230': { status: 500, retryable: true, message: 'The call process failed.' },

@@ -1,4 +1,4 @@
-/** task_status exactly as the platform spells it (platform-facts §4). */
+/** task_status exactly as the platform spells it (docs/wire.md §4). */
 export type TaskStatus = 'PROCESSING' | 'SUCCESS' | 'FAIL';
 
 /** A durable async task row (DESIGN "Async tasks"). */

@@ -1,4 +1,4 @@
-/** How to read a page (platform-facts §1.1, with the defaults applied). */
+/** How to read a page (docs/wire.md §1.1, with the defaults applied). */
 export interface ReadOptions {
   readonly timeoutMs: number;
   readonly noCache: boolean;

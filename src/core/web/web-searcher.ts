@@ -1,4 +1,4 @@
-/** A search as the platform asks it (platform-facts §1.2, with defaults applied). */
+/** A search as the platform asks it (docs/wire.md §1.2, with defaults applied). */
 export interface SearchQuery {
   readonly query: string;
   /** 1..50. */
