@@ -1,4 +1,4 @@
-// npm run bench:fleet — what key limits and usage metering cost on the chat path (issue 8), in one
+// npm run bench:fleet — what key limits and usage metering cost on the chat path, in one
 // run against the chat benchmark's loopback fake engine: the same servers and requests, sent with
 // a key without a policy (limits off; the usage ledger as always) and with a key whose policy runs
 // every check of the hot path without ever refusing (limits on). Two setups:

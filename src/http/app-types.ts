@@ -22,7 +22,7 @@ import type { ResponseMismatchReporter } from './response-validation.ts';
 /** The Fastify instance every route module receives, typed by TypeBox. */
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** Everything the HTTP layer needs, passed in explicitly (DESIGN: `buildApp(deps)`). */
+/** Everything the HTTP layer needs, passed in explicitly (docs/architecture.md, "Composition"). */
 export interface AppDependencies {
   readonly config: PlatformConfig;
   readonly database: Database;

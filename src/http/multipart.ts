@@ -280,7 +280,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** "25 MB (26214400 bytes)": the spec states limits in MB, meaning MiB. */
+/** "25 MB (26214400 bytes)": the platform states limits in MB, meaning MiB. */
 function formatBytes(bytes: number): string {
   const mebibytes = bytes / (1024 * 1024);
   return Number.isInteger(mebibytes) ? `${mebibytes} MB (${bytes} bytes)` : `${bytes} bytes`;

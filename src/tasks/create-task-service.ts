@@ -11,7 +11,7 @@ import { TaskRunner } from './task-runner.ts';
 import { TaskTraces } from './task-traces.ts';
 
 /**
- * The task engine (DESIGN "Async tasks"): durable rows in the database, dispatched by the embedded
+ * The task engine (docs/architecture.md, "Async tasks"): durable rows in the database, dispatched by the embedded
  * poller or, with `redisUrl`, by BullMQ. Handlers are fixed at creation; `start()` runs workers
  * for their kinds in this process.
  */

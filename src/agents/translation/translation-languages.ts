@@ -1,10 +1,10 @@
 /**
- * The language codes of the translation agent (spec "POST /v1/agents", docs/wire.md §1.6) and
+ * The language codes of the translation agent (docs/wire.md §1.6) and
  * how prompts name them: models follow "Translate into Traditional Chinese" far better than
  * "into zh-TW", and codes such as `wyw` or `yue` mean nothing to most of them.
  */
 
-/** Source language codes, in the spec's order; `auto` asks the model to detect the language. */
+/** Source language codes, in the platform's documented order; `auto` asks the model to detect the language. */
 export const sourceLanguageCodes = [
   'auto',
   'zh-CN',

@@ -31,7 +31,7 @@ export const AgentMessage = Type.Object({
 
 export type AgentMessage = Static<typeof AgentMessage>;
 
-/** POST /v1/agents (spec section; field placement from docs/wire.md §1.6). */
+/** POST /v1/agents (field placement: docs/wire.md §1.6). */
 export const AgentChatRequest = Type.Object(
   {
     agent_id: AgentId,

@@ -7,7 +7,7 @@ export const taskStatuses = ['PROCESSING', 'SUCCESS', 'FAIL'] as const;
 
 export const TaskStatus = StringEnum(taskStatuses, { description: 'PROCESSING, SUCCESS or FAIL.' });
 
-/** Answer of an asynchronous image, video or chat submission (spec "Async task submission result"; docs/wire.md §4). */
+/** Answer of an asynchronous image, video or chat submission (docs/wire.md §4). */
 export const AsyncTaskSubmission = Type.Object({
   model: Type.String({ description: 'Model name used.' }),
   id: Type.String({ description: 'Task id; pass it to GET /async-result/{id}.' }),
@@ -24,7 +24,7 @@ export const TaskFailure = Type.Object(
   { description: 'Present only when task_status is FAIL.' },
 );
 
-/** Image variant of GET /async-result/{id} (docs/wire.md §4, OAS AsyncImageGenerationResponse). */
+/** Image variant of GET /async-result/{id} (docs/wire.md §4). */
 export const ImageTaskResult = Type.Object(
   {
     model: Type.String(),
@@ -39,7 +39,7 @@ export const ImageTaskResult = Type.Object(
   { title: 'ImageTaskResult' },
 );
 
-/** Video variant of GET /async-result/{id} (spec "Video task result (query)"). */
+/** Video variant of GET /async-result/{id} (docs/wire.md §4). */
 export const VideoTaskResult = Type.Object(
   {
     model: Type.String(),
@@ -60,7 +60,7 @@ export const VideoTaskResult = Type.Object(
 
 const chatAnswer = ChatCompletionResponse.properties;
 
-/** Chat variant of GET /async-result/{id} (docs/wire.md §4, PY AsyncCompletion): the sync answer's fields once SUCCESS. */
+/** Chat variant of GET /async-result/{id} (docs/wire.md §4): the sync answer's fields once SUCCESS. */
 export const ChatTaskResult = Type.Object(
   {
     id: Type.String(),

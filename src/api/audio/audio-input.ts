@@ -5,7 +5,7 @@ import type { ReceivedFile } from '../../http/multipart.ts';
 import { parseInlineData } from '../../core/media/inline-data.ts';
 import type { AudioTranscriptionFields } from './audio.schema.ts';
 
-/** The spec's limit on the length of one transcription. */
+/** The platform's limit on the length of one transcription. */
 export const maxAudioSeconds = 30;
 
 export interface AudioInput extends ProbedAudio {

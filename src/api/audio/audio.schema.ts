@@ -2,13 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MultipartFile } from '../../http/multipart.ts';
 import { ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
 
-/** Transcription audio: at most 25 MB (spec Limits), for a file part and for decoded file_base64. */
+/** Transcription audio: at most 25 MB (the platform's limit), for a file part and for decoded file_base64. */
 export const maxAudioBytes = 25 * 1024 * 1024;
 
 export const audioExtensions = ['.wav', '.mp3'] as const;
 
 /**
- * The text fields of POST /paas/v4/audio/transcriptions (spec table; field names from
+ * The text fields of POST /paas/v4/audio/transcriptions (field names from
  * docs/wire.md §1.4). Validated by `readMultipartForm`, which coerces the text values.
  */
 export const AudioTranscriptionFields = Type.Object({

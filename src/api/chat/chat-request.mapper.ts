@@ -11,7 +11,7 @@ import type { ChatCompletionRequest } from './chat.schema.ts';
 export type ChatJob = Omit<ChatRequest, 'signal'>;
 
 /**
- * The platform's chat body as an engine-neutral ChatRequest: the spec's per-model defaults
+ * The platform's chat body as an engine-neutral ChatRequest: the platform's documented per-model defaults
  * (temperature, top_p, output cap, thinking and effort rules) applied, earlier reasoning dropped
  * unless `clear_thinking` is false, the stop words as a list, media as URLs.
  */

@@ -25,7 +25,7 @@ function toWireToolCall(call: ToolCall) {
   return { id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } };
 }
 
-/** The non-streamed chat completion body (spec "Chat completion response"); content is null when a function was hit. */
+/** The non-streamed chat completion body (docs/wire.md §3.2, §3.3); content is null when a function was hit. */
 export function toChatCompletion(header: ChatAnswerHeader, result: ChatResult) {
   const hitFunction = result.toolCalls.length > 0;
   return {
@@ -82,7 +82,7 @@ export function toChunk(header: ChatAnswerHeader, delta: WireDelta) {
   };
 }
 
-/** The last chunk: finish_reason, role assistant with empty content, usage (spec "Events" 2), and content_filter when sensitive. */
+/** The last chunk: finish_reason, role assistant with empty content, usage (docs/wire.md §3.2), and content_filter when sensitive. */
 export function toFinalChunk(header: ChatAnswerHeader, reason: FinishReason, usage: ChatUsage) {
   return {
     id: header.id,

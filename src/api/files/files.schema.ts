@@ -4,7 +4,7 @@ import { maxFileBytes } from '../../core/files/file-limits.ts';
 import { MultipartFile } from '../../http/multipart.ts';
 import { StringEnum } from '../shared/common.schema.ts';
 
-/** Uploaded files: at most 100 MB each (spec Limits). */
+/** Uploaded files: at most 100 MB each (the platform's limit). */
 export const maxUploadBytes = maxFileBytes;
 
 /** Every purpose the platforms and SDKs use (docs/wire.md §7). */

@@ -1,7 +1,7 @@
 import { invalidField } from '../../core/errors/api-error.ts';
 import { platformModels } from '../../core/models/platform-models.ts';
 
-/** The sizes a model takes: a preset list, or a custom WxH within these bounds (spec image size rows). */
+/** The sizes a model takes: a preset list, or a custom WxH within these bounds, as the platform documents them per model. */
 export interface ImageSizeRule {
   /** Who the rule is for, in words used in messages. */
   readonly appliesTo: string;

@@ -9,7 +9,7 @@ export function checkImageRequest(body: ImageGenerationRequest): void {
   if (body.size !== undefined) checkImageSize(body.size, imageSizeRule(body.model));
 }
 
-/** Asynchronous generation serves glm-image only (spec), so its size rules are glm-image's. */
+/** Asynchronous generation serves glm-image only (as on the platform), so its size rules are glm-image's. */
 export function checkAsyncImageRequest(body: AsyncImageGenerationRequest): void {
   if (body.model !== 'glm-image') {
     throw invalidField('model', `only glm-image is supported for asynchronous image generation, not '${quoteClientValue(body.model)}'`);

@@ -10,7 +10,7 @@ import type { AsyncImageGenerationRequest, ImageGenerationRequest, ImageGenerati
  */
 export const unfilteredVerdict: readonly ContentFilterVerdict[] = [{ role: 'assistant', level: 3 }];
 
-/** The request with the spec's defaults: quality hd for glm-image, standard otherwise; the model's default size. */
+/** The request with the platform's documented defaults: quality hd for glm-image, standard otherwise; the model's default size. */
 export function toImageJob(body: ImageGenerationRequest | AsyncImageGenerationRequest): ImageJob {
   const size = body.size ?? imageSizeRule(body.model)?.defaultSize ?? '1024x1024';
   const [width = 0, height = 0] = size.split('x').map(Number);

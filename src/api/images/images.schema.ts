@@ -9,7 +9,7 @@ const ImagePrompt = Type.String({ minLength: 1, description: 'Text description o
 const ImageSize = (description: string) => Type.String({ description: `WIDTHxHEIGHT in pixels. ${description}` });
 
 /**
- * POST /paas/v4/images/generations (spec table). The Python SDK also sends `n`, `response_format`,
+ * POST /paas/v4/images/generations. The Python SDK also sends `n`, `response_format`,
  * `style`, `user`, `sensitive_word_check` and `watermark_enabled` (docs/wire.md §8.6); like every
  * unknown field they are accepted and ignored.
  */
@@ -34,7 +34,7 @@ export const ImageGenerationRequest = Type.Object({
 
 export type ImageGenerationRequest = Static<typeof ImageGenerationRequest>;
 
-/** POST /paas/v4/async/images/generations: glm-image only, hd only (spec). */
+/** POST /paas/v4/async/images/generations: glm-image only, hd only, as on the platform. */
 export const AsyncImageGenerationRequest = Type.Object({
   model: ModelName('glm-image (the only model of asynchronous image generation).'),
   prompt: ImagePrompt,
@@ -51,7 +51,7 @@ export const AsyncImageGenerationRequest = Type.Object({
 
 export type AsyncImageGenerationRequest = Static<typeof AsyncImageGenerationRequest>;
 
-/** Image result (spec "Image result"; docs/wire.md §8.4: `data[].url` is absolute). */
+/** Image result (docs/wire.md §8.4: `data[].url` is absolute). */
 export const ImageGenerationResponse = Type.Object({
   created: Type.Integer({ description: 'Unix timestamp, seconds.' }),
   data: Type.Array(Type.Object({ url: Type.String({ description: 'Absolute URL of the generated image.' }) })),

@@ -2,13 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { layoutLabels } from '../../core/ocr/layout-parser.ts';
 import { ChatUsage, ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
 
-/** OCR input limits (spec "Limits"). */
+/** OCR input limits: the platform's documented ones. */
 export const maxImageBytes = 10 * 1024 * 1024;
 export const maxPdfBytes = 50 * 1024 * 1024;
 
 const PageNumber = (description: string) => Type.Integer({ minimum: 1, description });
 
-/** POST /paas/v4/layout_parsing (spec; field names from docs/wire.md §1.3). */
+/** POST /paas/v4/layout_parsing (field names: docs/wire.md §1.3). */
 export const LayoutParsingRequest = Type.Object({
   model: ModelName('glm-ocr (any letter case, for example GLM-OCR), or a model of the config catalog.'),
   file: Type.String({

@@ -10,7 +10,7 @@ export const maxReaderTimeoutSeconds = 120;
 
 const timeoutDescription = `Fetch timeout in seconds, greater than 0 and at most ${maxReaderTimeoutSeconds}; default 20.`;
 
-/** POST /paas/v4/reader (spec; field names from docs/wire.md §1.1). */
+/** POST /paas/v4/reader (field names: docs/wire.md §1.1). */
 export const ReaderRequest = Type.Object({
   url: Type.String({ minLength: 1, description: 'Absolute http or https URL of the page to read.' }),
   // The Python SDK types timeout as a string, so "20" arrives as often as 20.

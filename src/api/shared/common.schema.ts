@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { contentFilterRoles } from '../../core/errors/content-filter.ts';
 
-/** Shared request fields (spec "Shared request fields"). */
+/** Fields every request may carry (docs/wire.md §8.7). */
 export const RequestId = Type.String({
   minLength: 6,
   maxLength: 64,

@@ -4,7 +4,7 @@ import type { ChatMessage } from './message.schema.ts';
 import { checkJsonDepth } from './json-depth.checks.ts';
 import type { ChatTool } from './tool.schema.ts';
 
-/** Rules on the message list JSON Schema cannot state (spec "Message"). */
+/** Rules on the message list JSON Schema cannot state: not only system or only assistant messages, content present unless an assistant calls tools, and the like. */
 export function checkMessages(messages: readonly Pick<ChatMessage, 'role' | 'content' | 'tool_calls'>[]): void {
   if (messages.every((message) => message.role === 'system')) {
     throw invalidField('messages', 'must not consist only of system messages');

@@ -1,6 +1,6 @@
 import type { SearchResult } from '../../core/web/web-searcher.ts';
 
-/** A search result as the wire carries it (spec "Search result item"). */
+/** A search result as the wire carries it (docs/wire.md §1.2). */
 export function toWireSearchResult(result: SearchResult) {
   return {
     title: result.title,

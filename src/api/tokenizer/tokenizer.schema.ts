@@ -3,7 +3,7 @@ import { ModelName, RequestId, StringEnum, UserId } from '../shared/common.schem
 import { ChatMessage } from '../shared/message.schema.ts';
 import { FunctionTool, maxTools } from '../shared/tool.schema.ts';
 
-/** The tokenizer counts prompts, so tool results have no role here (spec "Message"). */
+/** The tokenizer counts prompts, so tool results have no role here. */
 export const tokenizerRoles = ['user', 'system', 'assistant'] as const;
 
 /** Content is the chat message's (text or multimodal parts), required because it is what gets counted. */
@@ -14,7 +14,7 @@ export const TokenizerMessage = Type.Object({
   content: MessageContent,
 });
 
-/** POST /paas/v4/tokenizer (spec; docs/wire.md §1.8). */
+/** POST /paas/v4/tokenizer (docs/wire.md §1.8). */
 export const TokenizerRequest = Type.Object({
   model: ModelName('glm-4.6, glm-4.6v, glm-4.5, or a model of the config catalog.'),
   messages: Type.Array(TokenizerMessage, {

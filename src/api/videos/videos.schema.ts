@@ -6,7 +6,7 @@ export const videoQualities = ['speed', 'quality'] as const;
 
 export const videoSizes = ['1280x720', '720x1280', '1024x1024', '1920x1080', '1080x1920', '2048x1080', '3840x2160'] as const;
 
-/** At most two images: the first frame and the last frame (spec image_url row). */
+/** At most two images: the first frame and the last frame (docs/wire.md §1.5). */
 export const maxVideoImages = 2;
 
 /** An integer enumeration as a JSON-schema `enum`, so Ajv names the allowed values. */
@@ -21,7 +21,7 @@ const VideoImageString = Type.String({ minLength: 1, description: imageSourceDes
 const VideoImageObject = Type.Object({ url: VideoImageString });
 
 /**
- * POST /paas/v4/videos/generations (spec table; `duration` from docs/wire.md §1.5). The Python
+ * POST /paas/v4/videos/generations (`duration`: docs/wire.md §1.5). The Python
  * SDK sends every unset field as null, and also `style`, `aspect_ratio`, `off_peak`,
  * `movement_amplitude`, `watermark_enabled` and `sensitive_word_check`; those are accepted and ignored.
  */

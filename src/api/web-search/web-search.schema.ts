@@ -3,7 +3,7 @@ import { ModelName, RequestId, SearchResultItem, StringEnum, UserId } from '../s
 
 export const searchRecencyFilters = ['oneDay', 'oneWeek', 'oneMonth', 'oneYear', 'noLimit'] as const;
 
-/** POST /paas/v4/web_search (spec table; hidden field names from docs/wire.md §1.2). */
+/** POST /paas/v4/web_search (field names: docs/wire.md §1.2). */
 export const WebSearchRequest = Type.Object({
   search_engine: ModelName(
     'search-prime (z.ai); search_std, search_pro, search_pro_sogou, search_pro_quark (bigmodel); or a search engine of the config catalog.',

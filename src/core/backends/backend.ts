@@ -8,7 +8,7 @@ import type { SearchIndex } from '../web/search-index.ts';
 import type { WebReader } from '../web/web-reader.ts';
 import type { WebSearcher } from '../web/web-searcher.ts';
 
-/** The capabilities one configured model's engine offers; each is optional (DESIGN "Capabilities"). */
+/** The capabilities one configured model's engine offers; each is optional (docs/architecture.md, "Adding a capability"). */
 export interface Backend {
   readonly chat?: ChatModel;
   readonly tokenizer?: TokenCounter;

@@ -8,7 +8,7 @@ export interface BlobInfo {
 }
 
 /**
- * Files and generated media (DESIGN "Storage"): local disk by default, S3-compatible when
+ * Files and generated media (docs/architecture.md, "Storage"): local disk by default, S3-compatible when
  * configured. Keys are opaque paths chosen by the caller (e.g. `images/<task>/<n>.png`).
  */
 export interface BlobStore {

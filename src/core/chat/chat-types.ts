@@ -1,4 +1,4 @@
-/** Why generation ended (spec "finish_reason"). */
+/** Why generation ended (docs/wire.md §3.2). */
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'sensitive' | 'model_context_window_exceeded' | 'network_error';
 
 export type ReasoningEffort = 'max' | 'xhigh' | 'high' | 'medium' | 'low' | 'minimal' | 'none';
@@ -52,7 +52,7 @@ export interface ChatRequest {
   readonly greedy: boolean;
   /** The client's max_tokens; undefined lets the engine run to `maxTokensLimit` or its context end. */
   readonly maxTokens: number | undefined;
-  /** The model's output cap from the spec's table (undefined for an operator's own model). */
+  /** The model's output cap the platform documents (undefined for an operator's own model). */
   readonly maxTokensLimit: number | undefined;
   readonly stop: readonly string[];
   readonly responseFormat: 'text' | 'json_object';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error.ts';
 
-/** Start-up settings read from the environment and command-line flags (DESIGN "Operating it"). */
+/** Start-up settings read from the environment and command-line flags (docs/deployment.md). */
 export interface Settings {
   readonly port: number;
   readonly host: string;

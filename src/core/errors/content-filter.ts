@@ -2,8 +2,8 @@
 export const contentFilterRoles = ['assistant', 'user', 'history'] as const;
 
 /**
- * A content-safety verdict as the platform reports it (docs/wire.md §2.1, §3.2; spec "Image
- * result"): level 0 most severe, 3 least.
+ * A content-safety verdict as the platform reports it (docs/wire.md §2.1,
+ * §3.2, §8.6): level 0 most severe, 3 least.
  */
 export interface ContentFilterVerdict {
   readonly role: (typeof contentFilterRoles)[number];

@@ -1,10 +1,10 @@
-/** Uploaded files: at most 100 MB each (spec Limits; MB meaning MiB, as elsewhere on the platform). */
+/** Uploaded files: at most 100 MB each (the platform's limit; MB meaning MiB, as elsewhere on the platform). */
 export const maxFileBytes = 100 * 1024 * 1024;
 
-/** Files one key may keep at once (spec Limits); the next upload is refused until one is deleted. */
+/** Files one key may keep at once (the platform's limit); the next upload is refused until one is deleted. */
 export const maxFilesPerKey = 100;
 
-/** Uploaded files are deleted this many days after their upload (spec Limits). */
+/** Uploaded files are deleted this many days after their upload (the platform's retention). */
 export const fileRetentionDays = 180;
 
 /**

@@ -17,7 +17,7 @@ export interface FileRetentionOptions {
 }
 
 /**
- * Deletes uploaded files older than the retention (180 days, spec Limits) now and then every
+ * Deletes uploaded files older than the retention (180 days, the platform's) now and then every
  * `intervalMs`. Several processes sweeping at once is harmless: each delete is idempotent.
  * Returns a stop function that waits for a sweep under way.
  */

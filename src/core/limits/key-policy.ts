@@ -21,7 +21,7 @@ export type ModelPrice = Static<typeof ModelPriceSchema>;
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
 /**
- * The limits a key carries (issue 8, docs/wire.md §2.2: codes 1113, 1220, 1302-1305, 1308). Every
+ * The limits a key carries (docs/wire.md §2.2: codes 1113, 1220, 1302-1305, 1308). Every
  * part is optional and absent means unlimited: a key without a policy behaves as keys always did.
  * The "model" of a route is its `model` field (`search_engine` for web search, `agent_id` for
  * agents); routes without one (files, async results) count only against `requestsPerMinute`.

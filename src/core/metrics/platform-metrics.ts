@@ -37,7 +37,7 @@ export interface PlatformMetricsOptions {
 }
 
 /**
- * The platform's Prometheus metrics (DESIGN "Operating it"), one set per process: HTTP requests,
+ * The platform's Prometheus metrics (docs/observability.md), one set per process: HTTP requests,
  * engine calls, open streams, the task queue, tokens and the process itself. Every node serves
  * its own at GET /metrics; Prometheus adds them up across the fleet.
  */

@@ -2,14 +2,14 @@ import { textChatModels, visionChatModels } from './platform-models.ts';
 
 type Series = '5' | '4.7' | '4.6' | '4.5' | '4-32b' | '4.6v' | '4.5v';
 
-/** Per-series facts from the spec's chat table: sampling defaults, output cap, feature support. */
+/** Per-series facts as the platform documents them: sampling defaults, output cap, feature support. */
 interface SeriesRules {
   readonly temperature: number;
   readonly topP: number;
   readonly maxOutputTokens: number;
   readonly toolStream: boolean;
   readonly vision: boolean;
-  /** Whether the series thinks at all: the spec gives `thinking` to the glm-4.5 series and later only. */
+  /** Whether the series thinks at all: the platform gives `thinking` to the glm-4.5 series and later only. */
   readonly thinking: boolean;
 }
 
@@ -53,7 +53,7 @@ export const fixedThinkingEfforts = ['low', 'high', 'max'] as const;
 
 type Effort = 'max' | 'xhigh' | 'high' | 'medium' | 'low' | 'minimal' | 'none';
 
-/** glm-5.2: none/minimal skip thinking; low and medium map to high; xhigh maps to max (spec reasoning_effort). */
+/** glm-5.2: none/minimal skip thinking; low and medium map to high; xhigh maps to max (the platform's reasoning_effort). */
 const glm52Efforts: Record<Effort, Effort | 'skip'> = {
   max: 'max',
   xhigh: 'max',
@@ -65,7 +65,7 @@ const glm52Efforts: Record<Effort, Effort | 'skip'> = {
 };
 
 /**
- * Whether the model thinks for this request, and at which effort (spec `thinking.type` and
+ * Whether the model thinks for this request, and at which effort (the platform's `thinking.type` and
  * `reasoning_effort`). Thinking is on by default from the glm-4.5 series on; glm-4-32b-0414-128k,
  * older, never thinks (the field does not apply to it); glm-4.7 and glm-4.5v always think; glm-5.3
  * cannot turn it off; effort exists from glm-5.2 on (default max) and only while thinking. An

@@ -1,6 +1,6 @@
 import type { Capability } from './capability.ts';
 
-/** Chat models of the spec whose body is the text variant. */
+/** The platform's chat models whose body is the text variant. */
 export const textChatModels = [
   'glm-5.3',
   'glm-5.2',
@@ -18,7 +18,7 @@ export const textChatModels = [
   'glm-4-32b-0414-128k',
 ] as const;
 
-/** Chat models of the vision variant (the spec's max_tokens row names the 4.6v and 4.5v series). */
+/** Chat models of the vision variant (the platform's max_tokens documentation names the 4.6v and 4.5v series). */
 export const visionChatModels = ['glm-4.6v', 'glm-4.6v-flash', 'glm-4.6v-flashx', 'glm-4.5v'] as const;
 
 /**

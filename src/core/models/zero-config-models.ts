@@ -2,7 +2,7 @@ import type { ModelEntry } from '../config/config.schema.ts';
 import { platformModels } from './platform-models.ts';
 
 /**
- * Models that work with no configuration, served by in-process engines (DESIGN "Model catalog"):
+ * Models that work with no configuration, served by in-process engines (docs/architecture.md, "Composition"):
  * web search on the local index and layout parsing on PaddleOCR. The config file's catalog
  * overrides any of them.
  */

@@ -51,7 +51,7 @@ export interface LayoutResult {
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
 }
 
-/** Layout parsing (OCR) of an image or PDF into elements in reading order (DESIGN "Capabilities"). */
+/** Layout parsing (OCR) of an image or PDF into elements in reading order (docs/wire.md §1.3). */
 export interface LayoutParser {
   parse(request: LayoutRequest): Promise<LayoutResult>;
 }

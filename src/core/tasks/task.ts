@@ -1,7 +1,7 @@
 /** task_status exactly as the platform spells it (docs/wire.md §4). */
 export type TaskStatus = 'PROCESSING' | 'SUCCESS' | 'FAIL';
 
-/** A durable async task row (DESIGN "Async tasks"). */
+/** A durable async task row (docs/architecture.md, "Async tasks"). */
 export interface TaskRecord {
   readonly id: string;
   /** Which handler runs it, e.g. `image` or `video`. */

@@ -11,7 +11,7 @@ export interface ReadOptions {
   readonly signal: AbortSignal;
 }
 
-/** A read page (spec "Web reader result"), engine-neutral. */
+/** A read page (docs/wire.md §1.1), engine-neutral. */
 export interface ReadResult {
   /** The URL as requested. */
   readonly url: string;

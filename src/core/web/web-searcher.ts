@@ -13,7 +13,7 @@ export interface SearchQuery {
   readonly signal: AbortSignal;
 }
 
-/** One result (spec "Search result item"); every field a string, "" when unknown. */
+/** One result (docs/wire.md §1.2); every field a string, "" when unknown. */
 export interface SearchResult {
   readonly title: string;
   readonly content: string;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Table `tasks`: durable async tasks (DESIGN "Async tasks"). `status` is what clients see;
+ * Table `tasks`: durable async tasks (docs/architecture.md, "Async tasks"). `status` is what clients see;
  * `state`, `lease_*` and `run_after` are the queue's own bookkeeping, so a worker that dies
  * mid-task leaves a lease that expires and the task is claimed again.
  */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Key policies and prepaid credit (issue 8):
+ * Key policies and prepaid credit:
  * - `api_keys.policy`: the key's KeyPolicy as JSON text (src/core/limits/key-policy.ts); NULL is
  *   no policy: a user key without limits, as every key was before.
  * - `key_credits`: the spendable balance of a key with credit, in micro-units (holds taken off).

@@ -4,7 +4,7 @@ import { createDayPartitions } from '../usage/usage-partitions.ts';
 import { isPostgres } from './dialect-of.ts';
 
 /**
- * The usage ledger of issue 8:
+ * The usage ledger:
  * - `usage_records` gains `day` (the UTC day, `YYYY-MM-DD`) and the non-token units, 0 by default:
  *   pages, audio_seconds, images, videos, searches, urls_read. PostgreSQL: the table becomes
  *   partitioned by day on created_at (src/store/usage/usage-partitions.ts), its rows copied

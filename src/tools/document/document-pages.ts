@@ -4,7 +4,7 @@ import type { PageContent, RasterImage, TextLine } from '../layout/page-content.
 import { openPdf, PdfUnreadableError } from '../pdf/pdf-document.ts';
 import { decodeImage } from '../raster/decode-image.ts';
 
-/** Most PDF pages parsed in one request (the spec's limit, after start_page_id / end_page_id). */
+/** Most PDF pages parsed in one request (the platform's limit, after start_page_id / end_page_id). */
 export const maxParsedPages = 30;
 
 /**

@@ -36,7 +36,7 @@ const systemResolver: HostResolver = async (hostname) => {
 const localNames = /^(localhost|.+\.localhost|localhost\.localdomain|ip6-localhost|ip6-loopback)$/;
 
 /**
- * The platform's one SSRF guard (DESIGN principle 4). A destination is refused when its address
+ * The platform's one SSRF guard (docs/security.md): every URL fetched on a caller's behalf passes here. A destination is refused when its address
  * is not public (see address-policy) unless `fetch.allow` covers it. Address literals are checked
  * before connecting (`checkHost`); names are checked inside the socket's own DNS lookup
  * (`lookup`, given to the HTTP client's connector), so the connection goes to exactly the
