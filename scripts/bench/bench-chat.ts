@@ -12,20 +12,19 @@ import { waitForHealth } from './bench-processes.ts';
 
 // Long enough that a level is not decided by the moments after new connections appear: V8
 // re-optimises code then (new sockets, new shapes), more of it in the platform than in the proxy.
-// At 3000 requests (well under a second a target) run-to-run spread was ±8 points (BENCHMARKS.md).
-// Concurrency 16 and 64 get 40000 (session 8): with 10000 in 5 rounds a round there lasted 0.2-0.3 s,
-// and one round's ratio to (b) swung 60-98% within a level (BENCHMARKS.md "bench:chat").
+// At 3000 requests (well under a second a target) run-to-run spread was about ±8 points.
+// Concurrency 16 and 64 get 40000: with 10000 in 5 rounds a round there lasted 0.2-0.3 s, and one
+// round's ratio to (b) swung 60-98% within a level.
 const requestsPerLevel = (concurrency: number) => Number(process.env['BENCH_REQUESTS'] ?? (concurrency === 1 ? '10000' : '40000'));
 // A level's requests are sent in rounds, the targets taking turns (order reversed every other
 // round), and the ratio to (b) is the median of the rounds' own ratios: the machine's speed drifts
-// over the seconds a level takes (other tenants of this host), and a target measured a few seconds
-// after another met a different machine. Until session 6: each target's 10000 in one go.
+// over the seconds a level takes (other tenants of the host), and a target measured a few seconds
+// after another meets a different machine.
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? '8');
-// Per target and level. 5000 since session 7: from a fresh start at concurrency 1 the platform's CPU
-// per request fell over its first ~4000 requests (1300 -> 1050 -> 720 -> 550 µs per slice of 1000,
-// then level at 510-560), the bare route's and the proxy's over ~3000 (BENCHMARKS.md "bench:chat").
-// 10000 since session 8: at concurrency 16, right after concurrency 1, the platform's CPU per
-// request fell over its first 6000-8000 requests (265/355 -> 180 -> 160 -> 135-150 µs per slice of 2000).
+// Per target and level, before the measured requests: from a fresh start at concurrency 1 the
+// platform's CPU per request falls over its first ~4000 requests (to less than half), the bare
+// route's and the proxy's over ~3000; at concurrency 16, right after concurrency 1, over its first
+// 6000-8000. 10000 covers both.
 const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '10000');
 const rssRequests = Number(process.env['BENCH_RSS_REQUESTS'] ?? '10000');
 const rssRounds = Number(process.env['BENCH_RSS_ROUNDS'] ?? '8');
