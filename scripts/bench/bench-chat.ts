@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   for (const concurrency of [1, 16, 64]) {
     // Each level after a warm-up at that concurrency (JIT, sockets): V8 settles a server's code for
     // a load pattern over thousands of requests, and a level measured right after another starts
-    // with its code being recompiled (BENCHMARKS.md "bench:chat"). Each target keeps its
+    // with its code being recompiled. Each target keeps its
     // connections through the level.
     const agents = new Map(allTargets.map((target) => [target.name, new Agent({ keepAlive: true, maxSockets: concurrency })]));
     for (const target of allTargets) await runLoad(target, body, concurrency, warmUpRequests, agents.get(target.name));

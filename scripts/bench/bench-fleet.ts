@@ -22,7 +22,7 @@ import { median, post, runLoad, type LoadResult, type Target } from './load.ts';
 
 // As bench:chat: long enough runs, each level after a warm-up at its concurrency, so that a run is
 // not decided by the moments when V8 recompiles a server's code for new connections or a new load
-// pattern (BENCHMARKS.md "bench:chat" and "bench:fleet"). Two nodes behind the proxy get half the
+// pattern. Two nodes behind the proxy get half the
 // warm-up each: after 2000 per key their CPU per request still fell round after round (by a third
 // over the next 50000 requests); after 10000 it was level from the first round.
 const requestsPerRun = Number(process.env['BENCH_REQUESTS'] ?? '4000');
