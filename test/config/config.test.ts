@@ -17,7 +17,7 @@ function configError(text: string, environment: NodeJS.ProcessEnv = {}): string 
 }
 
 describe('config file', () => {
-  it('accepts the catalog of DESIGN.md with env interpolation', () => {
+  it('accepts a catalog of every common engine kind with env interpolation', () => {
     const config = parseConfigText(
       [
         'models:',
