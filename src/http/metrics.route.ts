@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
-import { prometheusContentType } from '../core/metrics/prometheus-text.ts';
+import { prometheusContentType } from '../core/metrics/metric-registry.ts';
 import { ApiError } from '../core/errors/api-error.ts';
 import type { App } from './app-types.ts';
 

@@ -16,7 +16,7 @@ export interface Scrape {
 
 /**
  * Parses the Prometheus text format 0.0.4 as a scraper does, strictly: HELP then TYPE before a
- * family's samples, label values unescaped, every sample of a declared family. Fails the test on
+ * family's samples, label values unescaped, every sample of a declared family, empty lines ignored. Fails the test on
  * anything else, so the parser checks the format as well as reading the numbers.
  */
 export function parseScrape(text: string): Scrape {
@@ -25,6 +25,8 @@ export function parseScrape(text: string): Scrape {
   const types = new Map<string, string>();
   const helps = new Map<string, string>();
   for (const line of text.slice(0, -1).split('\n')) {
+    // The format allows empty lines (prom-client puts one between families).
+    if (line === '') continue;
     const help = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
     if (help !== null) {
       helps.set(
