@@ -9,7 +9,6 @@ import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../src/core/chat/engine-errors.ts';
 import type { OpenAiCompatibleSettings } from '../../src/backends/openai-compatible/openai-compatible-settings.ts';
-import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import {
   jsonReply,
@@ -277,19 +276,6 @@ describe('openai-compatible: request mapping', () => {
     assert.equal(lastBody()['stream'], true);
     assert.deepEqual(lastBody()['stream_options'], { include_usage: true });
     assert.equal(engine.requests[0]?.headers['accept'], 'text/event-stream');
-  });
-
-  it('needs a baseUrl', () => {
-    assert.throws(
-      () =>
-        createOpenAiCompatibleBackend({
-          modelName: 'glm-test',
-          entry: { backend: 'openai-compatible' } as OpenAiCompatibleSettings,
-          configDir: '.',
-          resources: unusedResources,
-        }),
-      (error: unknown) => error instanceof EngineFailure && error.kind === 'misconfigured' && error.message.includes('baseUrl'),
-    );
   });
 });
 

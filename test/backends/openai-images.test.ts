@@ -134,20 +134,4 @@ describe('openai-images', () => {
     const error = await rejection(images({ timeoutMs: 200 }).generate(request()));
     assertEngineFailure(error, 'timeout', 'my-painter', '200 ms');
   });
-
-  it('needs a baseUrl', () => {
-    assert.throws(
-      () =>
-        createOpenAiImagesBackend({
-          modelName: 'my-painter',
-          entry: { backend: 'openai-images' } as OpenAiImagesSettings,
-          configDir: '.',
-          resources: unusedResources,
-        }),
-      (error: unknown) => {
-        assertEngineFailure(error, 'misconfigured', 'my-painter', 'baseUrl');
-        return true;
-      },
-    );
-  });
 });

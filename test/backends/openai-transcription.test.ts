@@ -3,7 +3,6 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiTranscriptionBackend } from '../../src/backends/openai-transcription/openai-transcription.backend.ts';
 import { promptWithHotwords } from '../../src/backends/openai-transcription/openai-transcriber.ts';
 import type { OpenAiTranscriptionSettings } from '../../src/backends/openai-transcription/openai-transcription-settings.ts';
-import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import type { TranscriptionRequest } from '../../src/core/media/transcriber.ts';
 import { probeAudio } from '../../src/tools/media/audio-probe.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
@@ -128,18 +127,5 @@ describe('openai-transcription backend', () => {
     setTimeout(() => controller.abort(new Error('client gone')), 50);
     const error = await rejection(pending);
     assert.equal((error as Error).message, 'client gone');
-  });
-
-  it('needs a baseUrl', () => {
-    assert.throws(
-      () =>
-        createOpenAiTranscriptionBackend({
-          modelName: 'my-asr',
-          entry: { backend: 'openai-transcription' } as OpenAiTranscriptionSettings,
-          configDir: '.',
-          resources: unusedResources,
-        }),
-      (error: unknown) => error instanceof EngineFailure && error.kind === 'misconfigured' && error.message.includes('baseUrl'),
-    );
   });
 });

@@ -19,15 +19,6 @@ const defaultPollIntervalMs = 1_000;
  * does is the operator's choice of workflow and endpoint.
  */
 export const createComfyUiBackend: BackendFactory<ComfyUiSettings> = ({ modelName, entry, configDir }) => {
-  if (entry.baseUrl === undefined || entry.workflow === undefined) {
-    const missing = entry.baseUrl === undefined ? 'baseUrl' : 'workflow';
-    throw new EngineFailure(
-      'misconfigured',
-      modelName,
-      `Model '${modelName}' uses backend comfyui but has no ${missing}; add it to its config entry, for example ` +
-        `{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/${modelName}.json }.`,
-    );
-  }
   let workflow: ComfyWorkflow;
   try {
     workflow = ComfyWorkflow.load(resolve(configDir, entry.workflow));

@@ -1,6 +1,5 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { GlmOcrSettings } from './glm-ocr-settings.ts';
-import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
@@ -16,13 +15,6 @@ const defaultRegionTimeoutMs = 120_000;
  * region.
  */
 export const createGlmOcrBackend: BackendFactory<GlmOcrSettings> = ({ modelName, entry }) => {
-  if (entry.baseUrl === undefined) {
-    throw new EngineFailure(
-      'misconfigured',
-      modelName,
-      `Model '${modelName}' uses backend glm-ocr but has no baseUrl; add the address of the vision server that serves GLM-OCR, for example baseUrl: http://gpu-host:8000/v1.`,
-    );
-  }
   const engine = {
     modelName,
     apiKey: entry.apiKey,

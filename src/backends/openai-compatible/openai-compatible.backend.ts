@@ -1,6 +1,5 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiCompatibleSettings } from './openai-compatible-settings.ts';
-import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { ChatCompletionsEngine } from './chat-completions-engine.ts';
 import { engineHttpError } from './engine-http-error.ts';
 import { probeModelList } from '../engine-http/probe-engine.ts';
@@ -16,13 +15,6 @@ export const defaultEngineTimeoutMs = 600_000;
  * chat over `{baseUrl}/chat/completions`, token counting over the engine's `/tokenize`.
  */
 export const createOpenAiCompatibleBackend: BackendFactory<OpenAiCompatibleSettings> = ({ modelName, entry }) => {
-  if (entry.baseUrl === undefined) {
-    throw new EngineFailure(
-      'misconfigured',
-      modelName,
-      `Model '${modelName}' uses backend openai-compatible but has no baseUrl; add one to its config entry, for example baseUrl: http://gpu-host:8000/v1.`,
-    );
-  }
   const baseUrl = entry.baseUrl.replace(/\/+$/, '');
   const engine: EngineConnection = {
     modelName,

@@ -1,6 +1,5 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiImagesSettings } from './openai-images-settings.ts';
-import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { defaultImageTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
@@ -9,13 +8,6 @@ import { probeModelList } from '../engine-http/probe-engine.ts';
 
 /** An OpenAI-compatible image generation server: `POST {baseUrl}/images/generations`. */
 export const createOpenAiImagesBackend: BackendFactory<OpenAiImagesSettings> = ({ modelName, entry }) => {
-  if (entry.baseUrl === undefined) {
-    throw new EngineFailure(
-      'misconfigured',
-      modelName,
-      `Model '${modelName}' uses backend openai-images but has no baseUrl; add one to its config entry, for example baseUrl: http://gpu-host:8000/v1.`,
-    );
-  }
   const baseUrl = entry.baseUrl.replace(/\/+$/, '');
   const download = new EngineMediaDownload(modelName, baseUrl);
   const engine = {

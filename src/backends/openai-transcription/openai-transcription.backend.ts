@@ -1,6 +1,5 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiTranscriptionSettings } from './openai-transcription-settings.ts';
-import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
 import { OpenAiTranscriber } from './openai-transcriber.ts';
 import { probeModelList } from '../engine-http/probe-engine.ts';
@@ -10,13 +9,6 @@ const defaultTranscriptionTimeoutMs = 120_000;
 
 /** An OpenAI-compatible transcription server: `POST {baseUrl}/audio/transcriptions`. */
 export const createOpenAiTranscriptionBackend: BackendFactory<OpenAiTranscriptionSettings> = ({ modelName, entry }) => {
-  if (entry.baseUrl === undefined) {
-    throw new EngineFailure(
-      'misconfigured',
-      modelName,
-      `Model '${modelName}' uses backend openai-transcription but has no baseUrl; add one to its config entry, for example baseUrl: http://gpu-host:8000/v1.`,
-    );
-  }
   const baseUrl = entry.baseUrl.replace(/\/+$/, '');
   const engine = {
     modelName,

@@ -1,6 +1,5 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { ZaiSettings } from './zai-settings.ts';
-import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { defaultVideoTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
 import { ChatCompletionsEngine } from '../openai-compatible/chat-completions-engine.ts';
@@ -25,13 +24,6 @@ export const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
  * codes are the platform's own.
  */
 export const createZaiBackend: BackendFactory<ZaiSettings> = ({ modelName, entry }) => {
-  if (entry.apiKey === undefined) {
-    throw new EngineFailure(
-      'misconfigured',
-      modelName,
-      `Model '${modelName}' uses backend zai but has no apiKey; add one to its config entry, for example apiKey: \${ZAI_API_KEY}.`,
-    );
-  }
   const baseUrl = (entry.baseUrl ?? defaultZaiBaseUrl).replace(/\/+$/, '');
   const upstreamModel = entry.upstreamModel ?? modelName;
   const engine: EngineConnection = {
