@@ -41,11 +41,6 @@ export function invalidField(field: string, rule: string): ApiError {
   return new ApiError('1214', `Invalid parameter '${field}': ${rule}.`);
 }
 
-/** 1215: two fields that exclude each other were both set. */
-export function conflictingFields(first: string, second: string): ApiError {
-  return new ApiError('1215', `Parameters '${first}' and '${second}' cannot both be set.`);
-}
-
 /** 404 for a resource (task, file, conversation) this key cannot see. */
 export function notFound(kind: string, id: string): ApiError {
   return new ApiError('404', `${kind} '${quoteClientValue(id)}' does not exist.`);

@@ -11,9 +11,6 @@ export interface UsageUnits {
   readonly urlsRead?: number;
 }
 
-/** Every unit of UsageUnits, in the order the ledger and the reports list them. */
-export const usageUnitNames = ['pages', 'audioSeconds', 'images', 'videos', 'searches', 'urlsRead'] as const satisfies readonly (keyof UsageUnits)[];
-
 /** One completed call, as the usage ledger keeps it. */
 export interface UsageRecord {
   readonly keyId: string;

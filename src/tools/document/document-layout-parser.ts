@@ -3,7 +3,7 @@ import type { LayoutElement, LayoutPage, LayoutParser, LayoutRequest, LayoutResu
 import { analyseLayout, type LayoutBlock } from '../layout/analyse-layout.ts';
 import { drawLayout } from '../layout/draw-layout.ts';
 import type { Box, PageContent, RasterImage } from '../layout/page-content.ts';
-import { cropPng } from '../raster/encode-png.ts';
+import { cropPng } from '../raster/crop-png.ts';
 import { documentPages, type TextRecogniser } from './document-pages.ts';
 
 /** What a recognition model makes of one block's crop (GLM-OCR), with the tokens it spent. */

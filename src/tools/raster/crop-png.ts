@@ -1,11 +1,6 @@
 import { createCanvas, ImageData } from '@napi-rs/canvas';
 import type { Box, RasterImage } from '../layout/page-content.ts';
 
-/** A raster as PNG bytes. */
-export async function encodePng(raster: RasterImage): Promise<Uint8Array> {
-  return cropPng(raster, { x0: 0, y0: 0, x1: raster.width, y1: raster.height });
-}
-
 /** One region of a raster as PNG bytes (the box is clamped to the raster and rounded outwards). */
 export async function cropPng(raster: RasterImage, box: Box): Promise<Uint8Array> {
   const x0 = Math.max(0, Math.floor(box.x0));
