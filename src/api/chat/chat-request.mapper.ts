@@ -16,7 +16,7 @@ export type ChatJob = Omit<ChatRequest, 'signal'>;
  * unless `clear_thinking` is false, the stop words as a list, media as URLs.
  */
 export function toChatRequest(body: ChatCompletionRequest, signal: AbortSignal): ChatRequest {
-  // The signal first: Node 20 builds a spread copy given more fields slowly (BENCHMARKS.md, bench:chat).
+  // The signal first: Node 20 builds a spread copy that is then given more fields slowly (~1 µs against ~60 ns on Node 24).
   return { signal, ...toChatJob(body) };
 }
 

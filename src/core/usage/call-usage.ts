@@ -18,8 +18,8 @@ export interface CallUsage {
 
 /**
  * The usage record of a call that completed now, tokens not given counted as 0. Built field by
- * field, not as a spread copy given more fields: Node 20 builds such a copy slowly, and this runs
- * on every call (BENCHMARKS.md, bench:chat).
+ * field, not as a spread copy given more fields: Node 20 builds such a copy slowly (~1 µs against
+ * ~60 ns on Node 24), and this runs on every call.
  */
 export function callUsage(site: CallSite, used: CallUsage, now: number = Date.now()): UsageRecord {
   return {
