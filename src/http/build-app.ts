@@ -4,6 +4,7 @@ import { registerApiRoutes } from '../api/register-api-routes.ts';
 import { installAdmission } from './admission-hooks.ts';
 import type { App, AppDependencies } from './app-types.ts';
 import { handleClientError } from './client-error-handler.ts';
+import { installCloseUnreadBody } from './close-unread-body.ts';
 import { handleError, handleFrameworkError } from './error-handler.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMetricsRoute } from './metrics.route.ts';
@@ -69,6 +70,7 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   installRequestTracing(app);
   installRequestLogLine(app);
   installRequestMetrics(app, deps.metrics);
+  installCloseUnreadBody(app);
   app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator, watchShutdown(app)));
   // Key limits on every route: rate right after authentication, model calls before the handler.
   app.decorate('admittedRoutes', installAdmission(app, deps.admission));
