@@ -27,30 +27,33 @@ export function mediaKindsOf(messages: readonly ChatMessage[]): MediaKinds {
  * (vision-token-rule.ts), from each one's own size and length: PNG and JPEG sizes read from their
  * headers, other images and every video through ffprobe. The media must be inline by now (the
  * route fetched URLs through the guard, and the body and each part were capped on the way in).
- * A part that is no readable picture is refused with 1214 naming its field.
+ * A part that is no readable picture is refused with 1214 naming its field. `caller` (the API key)
+ * takes its turn for ffprobe among the callers waiting.
  */
-export async function countMediaTokens(messages: readonly ChatMessage[], kinds: MediaKinds, signal: AbortSignal): Promise<MediaTokens> {
+export async function countMediaTokens(messages: readonly ChatMessage[], kinds: MediaKinds, caller: string, signal: AbortSignal): Promise<MediaTokens> {
   let image = 0;
   let video = 0;
   for (const [messageIndex, message] of messages.entries()) {
     if (!Array.isArray(message.content)) continue;
     for (const [partIndex, part] of message.content.entries()) {
-      if (part.type === 'image_url' && kinds.image) image += await imagePartTokens(part, `messages[${messageIndex}].content[${partIndex}].image_url`, signal);
-      if (part.type === 'video_url' && kinds.video) video += await videoPartTokens(part, `messages[${messageIndex}].content[${partIndex}].video_url`, signal);
+      if (part.type === 'image_url' && kinds.image)
+        image += await imagePartTokens(part, `messages[${messageIndex}].content[${partIndex}].image_url`, caller, signal);
+      if (part.type === 'video_url' && kinds.video)
+        video += await videoPartTokens(part, `messages[${messageIndex}].content[${partIndex}].video_url`, caller, signal);
     }
   }
   return { image, video };
 }
 
-async function imagePartTokens(part: MediaPart, field: string, signal: AbortSignal): Promise<number> {
+async function imagePartTokens(part: MediaPart, field: string, caller: string, signal: AbortSignal): Promise<number> {
   const bytes = inlineBytes(part, field);
-  const size = imageDimensions(bytes) ?? (await probed(bytes, field, 'an image', signal));
+  const size = imageDimensions(bytes) ?? (await probed(bytes, field, 'an image', caller, signal));
   checkProportions(size.width, size.height, field);
   return imageTokens(size.width, size.height);
 }
 
-async function videoPartTokens(part: MediaPart, field: string, signal: AbortSignal): Promise<number> {
-  const video = await probed(inlineBytes(part, field), field, 'a video', signal);
+async function videoPartTokens(part: MediaPart, field: string, caller: string, signal: AbortSignal): Promise<number> {
+  const video = await probed(inlineBytes(part, field), field, 'a video', caller, signal);
   if (video.durationSeconds === 0 && video.frameCount === undefined) throw invalidField(field, 'is a still picture, not a video');
   checkProportions(video.width, video.height, field);
   return videoTokens(video);
@@ -62,9 +65,9 @@ function inlineBytes(part: MediaPart, field: string): Buffer {
   return Buffer.from(inline.base64, 'base64');
 }
 
-async function probed(bytes: Buffer, field: string, kind: string, signal: AbortSignal): ReturnType<typeof probeVisualMedia> {
+async function probed(bytes: Buffer, field: string, kind: string, caller: string, signal: AbortSignal): ReturnType<typeof probeVisualMedia> {
   try {
-    return await probeVisualMedia(bytes, signal);
+    return await probeVisualMedia(bytes, caller, signal);
   } catch (error) {
     if (signal.aborted || error instanceof FfprobeMissingError) throw error;
     if (error instanceof FfprobeBusyError)

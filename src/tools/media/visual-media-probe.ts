@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Semaphore } from '../../core/backends/concurrency-limit.ts';
+import { FairSlots } from '../../core/backends/fair-slots.ts';
 
 /** Reading a container's headers takes milliseconds; a stuck ffprobe must not hold a request. */
 const probeTimeoutMs = 15_000;
@@ -12,10 +12,11 @@ const maxProbeOutputBytes = 256 * 1024;
 const ffprobeSlotCount = Math.max(2, availableParallelism());
 
 /**
- * ffprobe processes at once for the whole server: callers choose how many pictures and videos a
- * request holds, and each is a process and a temporary file; the others wait their turn.
+ * ffprobe processes at once for the whole server: each is a process and a temporary file. The
+ * others wait their turn, taken by callers in rotation, so that one caller's many pictures do not
+ * keep another caller's one waiting behind them all.
  */
-export const ffprobeSlots = new Semaphore(ffprobeSlotCount);
+export const ffprobeSlots = new FairSlots(ffprobeSlotCount);
 
 /** Every slot stayed taken for as long as a probe may wait for one: the server is too busy reading media. */
 export class FfprobeBusyError extends Error {
@@ -45,18 +46,12 @@ export interface ProbedVisual {
 /**
  * The size and timing of an image or video, read by ffprobe from its headers (nothing decoded
  * but what the container needs). The bytes go through a temporary file: an MP4 whose index sits
- * at its end cannot be probed from a pipe. Rejects when ffprobe finds no picture stream, and with
+ * at its end cannot be probed from a pipe. `caller` (the API key) takes its turn for a probe slot
+ * among the callers waiting. Rejects when ffprobe finds no picture stream, and with
  * FfprobeBusyError when no probe slot comes free within `slotWaitMs`.
  */
-export async function probeVisualMedia(bytes: Uint8Array, signal: AbortSignal, slotWaitMs = probeTimeoutMs): Promise<ProbedVisual> {
-  const waited = new AbortController();
-  const timer = setTimeout(() => waited.abort(new FfprobeBusyError(slotWaitMs)), slotWaitMs);
-  let release: () => void;
-  try {
-    release = await ffprobeSlots.acquire(AbortSignal.any([signal, waited.signal]));
-  } finally {
-    clearTimeout(timer);
-  }
+export async function probeVisualMedia(bytes: Uint8Array, caller: string, signal: AbortSignal, slotWaitMs = probeTimeoutMs): Promise<ProbedVisual> {
+  const release = await ffprobeSlots.acquireWithin(caller, signal, slotWaitMs, () => new FfprobeBusyError(slotWaitMs));
   let directory: string | undefined;
   try {
     directory = await mkdtemp(join(tmpdir(), 'model-platform-probe-'));
