@@ -3,7 +3,7 @@ import { backendFactories, modelEntrySchema } from '../backends/index.ts';
 import { engineDispatcher } from '../backends/engine-http/engine-dispatcher.ts';
 import { ConfigError } from '../core/config/config-error.ts';
 import type { CatalogEntry } from '../core/config/config.schema.ts';
-import { deploymentsOf, isRoutedEntry } from '../core/config/model-deployments.ts';
+import { deploymentsOf, engineAddressOf, isRoutedEntry } from '../core/config/model-deployments.ts';
 import { loadConfigFile } from '../core/config/load-config.ts';
 import { readSettings } from '../core/config/settings.ts';
 import type { CliFlags } from './cli-flags.ts';
@@ -57,6 +57,9 @@ async function probeAll(models: readonly [string, CatalogEntry][], configDir: st
 /** The engine kind of a single-engine entry; for several deployments, their names and kinds. */
 function describeEntry(name: string, entry: CatalogEntry): string {
   if (!isRoutedEntry(entry)) return entry.backend;
-  const deployments = deploymentsOf(name, entry).map((deployment) => `${deployment.name} (${deployment.entry.backend})`);
+  const deployments = deploymentsOf(name, entry).map((deployment) => {
+    const address = engineAddressOf(deployment.entry);
+    return `${deployment.name} (${deployment.entry.backend}${address === undefined ? '' : ` at ${address}`})`;
+  });
   return `${deployments.length} deployment(s): ${deployments.join(', ')}`;
 }

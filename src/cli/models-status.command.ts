@@ -12,6 +12,7 @@ interface DeploymentRow {
   readonly model: string;
   readonly deployment: string;
   readonly backend: string;
+  readonly address?: string;
   readonly state: string;
   readonly in_flight: number;
   readonly consecutive_failures: number;
@@ -70,11 +71,12 @@ async function fetchDeployments(url: string, adminKey: string): Promise<Deployme
 }
 
 function formatStatusTable(rows: readonly DeploymentRow[], now: number): string {
-  const header = ['MODEL', 'DEPLOYMENT', 'BACKEND', 'STATE', 'IN_FLIGHT', 'FAILURES', 'RETRY_IN', 'LAST_ERROR'];
+  const header = ['MODEL', 'DEPLOYMENT', 'BACKEND', 'ADDRESS', 'STATE', 'IN_FLIGHT', 'FAILURES', 'RETRY_IN', 'LAST_ERROR'];
   const cells = rows.map((row) => [
     row.model,
     row.deployment,
     row.backend,
+    row.address ?? '',
     row.state,
     String(row.in_flight),
     String(row.consecutive_failures),

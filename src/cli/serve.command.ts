@@ -6,6 +6,7 @@ import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
 import { openPlatform, type Platform } from '../platform/open-platform.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { exitAfterShutdown } from './exit-after-shutdown.ts';
+import { openMetricsWarning } from '../http/metrics.route.ts';
 import { startupBanner } from './startup-banner.ts';
 
 export interface ServeFlags extends CliFlags {
@@ -24,6 +25,8 @@ export async function runServe(flags: ServeFlags): Promise<number> {
   });
   const banner = startupBanner({ address, publicUrl: settings.publicUrl, config: platform.config });
   app.log.info(banner.fields, banner.message);
+  const metricsWarning = openMetricsWarning(settings.host, platform.metrics.scrapeToken);
+  if (metricsWarning !== undefined) app.log.warn(metricsWarning);
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       app.log.info({ signal }, 'shutting down: waiting for in-flight requests');

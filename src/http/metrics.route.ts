@@ -21,6 +21,18 @@ export function registerMetricsRoute(app: App, metrics: PlatformMetrics): void {
   });
 }
 
+/**
+ * What `serve` says at start-up when /metrics answers anyone who can reach the port: no scrape
+ * token, and a listening host other than loopback. The series name models, deployments and key
+ * ids, no secrets; an operator who did not mean to publish them sets MODEL_PLATFORM_METRICS_TOKEN.
+ */
+export function openMetricsWarning(host: string, scrapeToken: string | undefined): string | undefined {
+  if (scrapeToken !== undefined || loopbackHosts.has(host)) return undefined;
+  return `GET /metrics is open to the network without a token (listening on ${host}): set MODEL_PLATFORM_METRICS_TOKEN to require "Authorization: Bearer <token>"`;
+}
+
+const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
+
 /** Compares digests, so the time taken does not tell how much of the token was right. */
 function sameSecret(given: string | undefined, expected: string): boolean {
   if (given === undefined) return false;

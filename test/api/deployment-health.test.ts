@@ -58,7 +58,7 @@ describe('deployment health in /metrics, /readyz and GET /admin/deployments', ()
     const served = await postJson(test, '/paas/v4/chat/completions', { model: 'glm-4.7', messages: user });
     assert.equal(served.statusCode, 200, served.body);
     assert.equal(served.headers['x-model-platform-deployment'], 'live');
-    const deadName = `127.0.0.1:${deadPort}`;
+    const deadAddress = `127.0.0.1:${deadPort}`;
 
     // Ready: glm-4.7 still has a healthy deployment; the dead one is listed, its address masked.
     let ready = await readyz();
@@ -81,16 +81,16 @@ describe('deployment health in /metrics, /readyz and GET /admin/deployments', ()
 
     const scrape = parseScrape((await test.app.inject({ method: 'GET', url: '/metrics' })).body);
     const labels = (model: string, deployment: string) => ({ model, deployment, backend: 'openai-compatible' });
-    assert.equal(valueOf(scrape, 'model_platform_deployment_healthy', labels('glm-4.7', deadName)), 0);
+    assert.equal(valueOf(scrape, 'model_platform_deployment_healthy', labels('glm-4.7', 'glm-4.7#1')), 0);
     assert.equal(valueOf(scrape, 'model_platform_deployment_healthy', labels('glm-4.7', 'live')), 1);
-    assert.equal(valueOf(scrape, 'model_platform_deployment_healthy', labels('glm-gone', deadName)), 0);
+    assert.equal(valueOf(scrape, 'model_platform_deployment_healthy', labels('glm-gone', 'glm-gone#1')), 0);
     assert.equal(valueOf(scrape, 'model_platform_deployment_in_flight', labels('glm-4.7', 'live')), 0);
     const served200 = scrape.samples.filter(
       (sample) => sample.name === 'model_platform_engine_call_duration_seconds_count' && sample.labels['deployment'] === 'live',
     );
     assert.equal(served200[0]?.value, 1, 'the engine series carry the deployment');
     assert.ok(
-      scrape.samples.some((sample) => sample.name === 'model_platform_engine_errors_total' && sample.labels['deployment'] === deadName && sample.value >= 1),
+      scrape.samples.some((sample) => sample.name === 'model_platform_engine_errors_total' && sample.labels['deployment'] === 'glm-4.7#1' && sample.value >= 1),
       'the dead deployment counted its error',
     );
 
@@ -98,11 +98,11 @@ describe('deployment health in /metrics, /readyz and GET /admin/deployments', ()
     assert.equal(list.statusCode, 200, list.body);
     const rows = (list.json() as { object: string; data: Record<string, unknown>[] }).data;
     assert.deepEqual(
-      rows.map((row) => [row['model'], row['deployment'], row['state']]),
+      rows.map((row) => [row['model'], row['deployment'], row['address'], row['state']]),
       [
-        ['glm-4.7', deadName, 'cooling-down'],
-        ['glm-4.7', 'live', 'healthy'],
-        ['glm-gone', deadName, 'cooling-down'],
+        ['glm-4.7', 'glm-4.7#1', deadAddress, 'cooling-down'],
+        ['glm-4.7', 'live', new URL(engine.baseUrl).host, 'healthy'],
+        ['glm-gone', 'glm-gone#1', deadAddress, 'cooling-down'],
       ],
     );
     assert.equal(typeof rows[0]?.['cooling_until'], 'number');

@@ -105,7 +105,12 @@ describe('config check --probe', () => {
     engine.reset();
     const check = await runCli(['config', 'check', '--config', writeConfig('no-probe.yaml', [])], { ENGINE_KEY: secret });
     assert.equal(check.code, 0, check.stderr);
-    assert.match(check.stdout, /glm-4\.7 -> 2 deployment\(s\): gpu-a \(openai-compatible\), gpu-b \(openai-compatible\)/);
+    assert.match(
+      check.stdout,
+      new RegExp(
+        `glm-4\\.7 -> 2 deployment\\(s\\): gpu-a \\(openai-compatible at 127\\.0\\.0\\.1:\\d+\\), gpu-b \\(openai-compatible at 127\\.0\\.0\\.1:${deadPort}\\)`,
+      ),
+    );
     assert.equal(engine.requests.length, 0);
   });
 });

@@ -48,9 +48,9 @@ describe('models status', () => {
     const result = await status();
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^MODEL\s+DEPLOYMENT\s+BACKEND\s+STATE\s+IN_FLIGHT\s+FAILURES\s+RETRY_IN\s+LAST_ERROR$/);
-    assert.match(lines[1] ?? '', /^glm-4\.7\s+live\s+openai-compatible\s+not-started\s+0\s+0$/);
-    assert.match(lines[2] ?? '', new RegExp(`^glm-gone\\s+127\\.0\\.0\\.1:${deadPort}\\s+openai-compatible\\s+not-started`));
+    assert.match(lines[0] ?? '', /^MODEL\s+DEPLOYMENT\s+BACKEND\s+ADDRESS\s+STATE\s+IN_FLIGHT\s+FAILURES\s+RETRY_IN\s+LAST_ERROR$/);
+    assert.match(lines[1] ?? '', /^glm-4\.7\s+live\s+openai-compatible\s+127\.0\.0\.1:\d+\s+not-started\s+0\s+0$/);
+    assert.match(lines[2] ?? '', new RegExp(`^glm-gone\\s+glm-gone#1\\s+openai-compatible\\s+127\\.0\\.0\\.1:${deadPort}\\s+not-started`));
   });
 
   it('shows the dead deployment cooling down after a call failed on it, and exits 1 naming its model', async () => {
@@ -58,10 +58,13 @@ describe('models status', () => {
     assert.ok((await chat('glm-gone')).status >= 500);
     const result = await status();
     assert.equal(result.code, 1, result.stdout);
-    assert.match(result.stdout, /^glm-4\.7\s+live\s+openai-compatible\s+healthy\s+0\s+0$/m);
+    assert.match(result.stdout, /^glm-4\.7\s+live\s+openai-compatible\s+127\.0\.0\.1:\d+\s+healthy\s+0\s+0$/m);
     assert.match(
       result.stdout,
-      new RegExp(`^glm-gone\\s+127\\.0\\.0\\.1:${deadPort}\\s+openai-compatible\\s+cooling-down\\s+0\\s+[1-9]\\d*\\s+\\d+ s\\s+.*ECONNREFUSED`, 'm'),
+      new RegExp(
+        `^glm-gone\\s+glm-gone#1\\s+openai-compatible\\s+127\\.0\\.0\\.1:${deadPort}\\s+cooling-down\\s+0\\s+[1-9]\\d*\\s+\\d+ s\\s+.*ECONNREFUSED`,
+        'm',
+      ),
     );
     assert.equal(result.stderr, 'No deployment takes calls: glm-gone.\n');
     assert.ok(!`${result.stdout}${result.stderr}`.includes('status-secret'));

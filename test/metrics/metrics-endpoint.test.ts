@@ -80,8 +80,8 @@ describe('GET /metrics after real requests (fake OpenAI-compatible engine on loo
     assert.equal(timed.count, 1);
     assert.ok(timed.sum > 0);
 
-    // The model's one deployment, named by its engine's host and port.
-    const deployment = new URL(engine.baseUrl).host;
+    // The model's one deployment, named by its model and position: no engine address in a label.
+    const deployment = 'glm-4.7#1';
     const engineCalls = assertHistogramSeries(lastScrape, 'model_platform_engine_call_duration_seconds', { model: 'glm-4.7', deployment, capability: 'chat' });
     assert.equal(engineCalls.count, 3, 'two answers and one failure');
     assert.equal(valueOf(lastScrape, 'model_platform_engine_errors_total', { model: 'glm-4.7', deployment, capability: 'chat', code: failedCode }), 1);

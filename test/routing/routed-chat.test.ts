@@ -40,8 +40,13 @@ async function runCalls<Outcome>(count: number, concurrency: number, call: (inde
   return outcomes;
 }
 
+/** The default name of each engine's deployment (`<model>#<position>`), as the config below places it. */
+const deploymentNames = new Map<FakeOpenAiServer, string>();
+
 function nameOf(engine: FakeOpenAiServer): string {
-  return new URL(engine.origin).host;
+  const name = deploymentNames.get(engine);
+  assert.ok(name !== undefined, 'an engine of the config');
+  return name;
 }
 
 async function waitFor(condition: () => boolean, withinMs: number, what: string): Promise<void> {
@@ -87,6 +92,14 @@ describe('a model served by several engines (fake engines on loopback)', () => {
       upstreamModel: 'fake/glm',
       ...extra,
     });
+    for (const [model, modelEngines] of [
+      ['glm-4.7', weightedEngines],
+      ['glm-4.6', pool],
+      ['glm-4.5', busy],
+      ['glm-5', [backup]],
+    ] as const) {
+      modelEngines.forEach((engine, index) => deploymentNames.set(engine, `${model}#${index + 1}`));
+    }
     test = await startTestPlatform({
       config: {
         models: {

@@ -39,7 +39,7 @@ describe('models with deployments in the config file', () => {
     assert.deepEqual(
       deployments.map(({ name, weight, priority }) => ({ name, weight, priority })),
       [
-        { name: 'gpu-1:8000', weight: 3, priority: 0 },
+        { name: 'glm-4.7#1', weight: 3, priority: 0 },
         { name: 'spare', weight: 1, priority: 1 },
       ],
     );
@@ -52,7 +52,7 @@ describe('models with deployments in the config file', () => {
     assert.ok(single !== undefined);
     assert.deepEqual(
       deploymentsOf('glm-4.6', single).map(({ name }) => name),
-      ['zai#0'],
+      ['glm-4.6#1'],
     );
   });
 
@@ -66,7 +66,7 @@ describe('models with deployments in the config file', () => {
         '    deployments:',
         '      - { backend: openai-compatible, baseUrl: http://gpu-1:8000/v1 }',
         '      - { backend: openai-compatible, baseUrl: 12, weight: -1 }',
-        '      - { backend: openai-compatible, baseUrl: http://gpu-1:8000/v1, bseUrl: x }',
+        "      - { name: 'glm-4.7#1', backend: openai-compatible, baseUrl: http://gpu-1:8000/v1, bseUrl: x }",
         '  glm-4.6: { backend: zai, apiKey: key }',
       ].join('\n'),
     );
@@ -77,7 +77,7 @@ describe('models with deployments in the config file', () => {
     assert.match(joined, /key 'models\.glm-4\.7\.deployments\[1\]\.baseUrl'/);
     assert.match(joined, /key 'models\.glm-4\.7\.deployments\[1\]\.weight'/);
     assert.match(joined, /key 'models\.glm-4\.7\.deployments\[2\]\.bseUrl': is not a setting of backend openai-compatible/);
-    assert.match(joined, /key 'models\.glm-4\.7\.deployments\[2\]\.name': 'gpu-1:8000' is the name of deployments\[0\] too/);
+    assert.match(joined, /key 'models\.glm-4\.7\.deployments\[2\]\.name': 'glm-4\.7#1' is the name of deployments\[0\] too/);
   });
 
   it('an entry takes either one backend or deployments, and needs at least one deployment', () => {

@@ -94,7 +94,7 @@ describe('OpenTelemetry traces of chat calls (OTLP/JSON to an in-process receive
     assert.equal(engineSpan.parentSpanId, requestSpan.spanId, 'the engine span is a child of the request span');
     assert.equal(engineSpan.attributes.get('gen_ai.request.model'), 'glm-4.7');
     assert.equal(engineSpan.attributes.get('model_platform.model'), 'glm-4.7');
-    assert.equal(engineSpan.attributes.get('model_platform.deployment'), new URL(engine.origin).host);
+    assert.equal(engineSpan.attributes.get('model_platform.deployment'), 'glm-4.7#1');
     assert.equal(engineSpan.attributes.get('model_platform.backend'), 'openai-compatible');
     assert.equal(engineSpan.statusCode, 0);
 

@@ -30,6 +30,7 @@ function toDeploymentObject(row: DeploymentHealthRow): DeploymentHealthObject {
     model: row.model,
     deployment: row.deployment,
     backend: row.backend,
+    ...(row.address === undefined ? {} : { address: row.address }),
     state: row.state,
     in_flight: row.inFlight,
     consecutive_failures: row.consecutiveFailures,

@@ -3,8 +3,11 @@ import { Type, type Static } from '@sinclair/typebox';
 export const DeploymentHealth = Type.Object(
   {
     model: Type.String({ description: 'The public model name.' }),
-    deployment: Type.String({ description: "The deployment's name (its `name`, else `<host>:<port>` of its baseUrl, else `<backend>#<index>`)." }),
+    deployment: Type.String({ description: "The deployment's name (its `name`, else `<model>#<position>`, from 1 in config order)." }),
     backend: Type.String({ description: 'Its engine kind.' }),
+    address: Type.Optional(
+      Type.String({ description: "The engine's `<host>:<port>` (from its baseUrl); absent for an engine in process. Shown to admin keys only." }),
+    ),
     state: Type.Union([Type.Literal('healthy'), Type.Literal('cooling-down'), Type.Literal('not-started')], {
       description: '`cooling-down`: left alone after failures until cooling_until; `not-started`: this node has not called the model yet.',
     }),

@@ -24,11 +24,11 @@ export function isRoutedEntry(entry: CatalogEntry): entry is RoutedModelEntry {
 }
 
 /** The deployments of a catalog entry, in file order; today's single-engine form is one deployment. */
-export function deploymentsOf(_modelName: string, entry: CatalogEntry): ModelDeployment[] {
-  if (!isRoutedEntry(entry)) return [{ name: defaultDeploymentName(entry, 0), entry, weight: 1, priority: 0 }];
+export function deploymentsOf(modelName: string, entry: CatalogEntry): ModelDeployment[] {
+  if (!isRoutedEntry(entry)) return [{ name: defaultDeploymentName(modelName, 0), entry, weight: 1, priority: 0 }];
   return entry.deployments.map((deployment, index) => {
     const { name, weight, priority, ...engine } = deployment;
-    return { name: name ?? defaultDeploymentName(deployment, index), entry: engine as ModelEntry, weight: weight ?? 1, priority: priority ?? 0 };
+    return { name: name ?? defaultDeploymentName(modelName, index), entry: engine as ModelEntry, weight: weight ?? 1, priority: priority ?? 0 };
   });
 }
 
@@ -57,10 +57,21 @@ export function modelSettingsOf(entry: CatalogEntry): ModelEntry {
   return settings as unknown as ModelEntry;
 }
 
-/** `<host>:<port>` of the entry's `baseUrl` (the scheme's port when none is written), else `<backend>#<index>`. */
-export function defaultDeploymentName(entry: ModelEntry | DeploymentEntry, index: number): string {
+/**
+ * `<model>#<position>` (from 1, config order): the name callers see in the served-by header and
+ * /metrics labels, so it carries no engine address (an operator who wants another names it).
+ */
+export function defaultDeploymentName(modelName: string, index: number): string {
+  return `${modelName}#${index + 1}`;
+}
+
+/**
+ * `<host>:<port>` of the entry's `baseUrl` (the scheme's port when none is written), for the
+ * operator's eyes only (admin listings, `models status`, logs); undefined for an engine in process.
+ */
+export function engineAddressOf(entry: ModelEntry | DeploymentEntry): string | undefined {
   const baseUrl = entry['baseUrl'];
-  if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl)) return `${entry.backend}#${index}`;
+  if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl)) return undefined;
   const url = new URL(baseUrl);
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   return `${url.hostname}:${port}`;

@@ -41,9 +41,7 @@ export class ModelEntryCheck {
       const deploymentAt = `${at}.deployments[${index}]`;
       const { name, weight, priority, ...engine } = deployment as Record<string, unknown>;
       problems.push(...schemaProblems(DeploymentExtrasSchema, { name, weight, priority }, deploymentAt), ...this.#engineProblems(deploymentAt, engine));
-      const effectiveName =
-        typeof name === 'string' ? name : typeof engine['backend'] === 'string' ? defaultDeploymentName(engine as { backend: string }, index) : undefined;
-      if (effectiveName === undefined) continue;
+      const effectiveName = typeof name === 'string' ? name : defaultDeploymentName(at.slice('models.'.length), index);
       const earlier = names.get(effectiveName);
       if (earlier !== undefined) {
         problems.push({

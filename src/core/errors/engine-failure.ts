@@ -1,3 +1,4 @@
+import { publicReason } from '../health/public-reason.ts';
 import { ApiError } from './api-error.ts';
 import type { ContentFilterVerdict } from './content-filter.ts';
 import type { ErrorCode } from './error-catalogue.ts';
@@ -117,11 +118,15 @@ const codeOfKind = {
   interrupted: '1234',
 } as const satisfies Record<EngineFailureKind, ErrorCode>;
 
-/** The one mapping from an engine's failure to what a client sees: code, status and the failure's message. */
+/**
+ * The one mapping from an engine's failure to what a client sees: code, status and the failure's
+ * message without the engine's address (a refused connection names its host and port); the log
+ * line of the failure keeps the whole message.
+ */
 export function apiErrorOf(failure: EngineFailure): ApiError {
   const code = failure.relayedCode ?? codeOfKind[failure.kind];
   // An empty message (an upstream code without one) takes the catalogue's words.
-  return new ApiError(code, failure.message === '' ? undefined : failure.message, {}, failure.contentFilter);
+  return new ApiError(code, failure.message === '' ? undefined : publicReason(failure.message), {}, failure.contentFilter);
 }
 
 /** The platform error an error stands for: itself, an engine failure's mapping, or undefined for anything else (a bug). */

@@ -1,5 +1,5 @@
 import type { CatalogEntry } from '../config/config.schema.ts';
-import { deploymentsOf } from '../config/model-deployments.ts';
+import { deploymentsOf, engineAddressOf } from '../config/model-deployments.ts';
 import type { DeploymentState } from '../routing/deployment-router.ts';
 
 /** One configured deployment and how this node sees it now. */
@@ -7,6 +7,8 @@ export interface DeploymentHealthRow {
   readonly model: string;
   readonly deployment: string;
   readonly backend: string;
+  /** The engine's `host:port`, for operators only; undefined for an engine in process. */
+  readonly address: string | undefined;
   /** `not-started`: this node has not called the model yet, so it knows nothing of the engine. */
   readonly state: DeploymentState['state'] | 'not-started';
   readonly inFlight: number;
@@ -25,12 +27,14 @@ export function deploymentHealthList(catalog: Readonly<Record<string, CatalogEnt
   return Object.entries(catalog).flatMap(([model, entry]) =>
     deploymentsOf(model, entry).map((deployment): DeploymentHealthRow => {
       const state = known.get(`${model}\u0000${deployment.name}`);
+      const address = engineAddressOf(deployment.entry);
       if (state === undefined)
-        return { model, deployment: deployment.name, backend: deployment.entry.backend, state: 'not-started', inFlight: 0, consecutiveFailures: 0 };
+        return { model, deployment: deployment.name, backend: deployment.entry.backend, address, state: 'not-started', inFlight: 0, consecutiveFailures: 0 };
       return {
         model,
         deployment: deployment.name,
         backend: state.backend,
+        address,
         state: state.state,
         inFlight: state.inFlight,
         consecutiveFailures: state.consecutiveFailures,
