@@ -1,3 +1,4 @@
+import { DocumentReaders, defaultMaxDocumentReaders } from '../../tools/knowledge/document-readers.ts';
 import type { FastifyRequest } from 'fastify';
 import { notFound } from '../../core/errors/api-error.ts';
 import { rateLimitOnly } from '../../http/admission-hooks.ts';
@@ -24,7 +25,13 @@ export function registerFileRoutes(app: App, deps: AppDependencies): void {
   const knowledge = createKnowledgeIndex(deps.database);
   const scanModel = deps.config.knowledge?.ocrModel ?? defaultKnowledgeOcrModel;
   const readScan = (bytes: Uint8Array, signal: AbortSignal) => scanTextReader(deps.backends.layoutParser(scanModel), scanModel)(bytes, signal);
-  const knowledgeUpload = { files: deps.files, knowledge, readScan, readTimeoutMs: deps.config.knowledge?.readTimeoutMs ?? defaultKnowledgeReadTimeoutMs };
+  const knowledgeUpload = {
+    files: deps.files,
+    knowledge,
+    readScan,
+    readTimeoutMs: deps.config.knowledge?.readTimeoutMs ?? defaultKnowledgeReadTimeoutMs,
+    readers: new DocumentReaders(deps.config.knowledge?.maxConcurrentReaders ?? defaultMaxDocumentReaders),
+  };
   app.post(
     '/files',
     {

@@ -39,7 +39,7 @@ export async function addToKnowledgeBase(
   try {
     const bytes = await deps.files.read(file.ownerKeyId, file.id);
     if (bytes === undefined) throw new Error(`the uploaded file ${file.id} was not found right after it was stored`);
-    const text = await readKnowledgeText({ bytes, filename: file.filename, contentType: upload.contentType }, deps, signal);
+    const text = await readKnowledgeText({ bytes, filename: file.filename, contentType: upload.contentType, ownerKeyId: file.ownerKeyId }, deps, signal);
     signal.throwIfAborted();
     const passages = splitPassages(text, sentenceSize);
     await deps.knowledge.addFile({ fileId: file.id, ownerKeyId: file.ownerKeyId, knowledgeId, sentenceSize }, passages);

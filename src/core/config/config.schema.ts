@@ -112,6 +112,13 @@ export const PlatformConfigSchema = Type.Object(
                 "Longest reading one knowledge file's text may take: an HTML page's article or a PDF's text layer, each in a thread of its own (default 120000).",
             }),
           ),
+          maxConcurrentReaders: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description:
+                'Knowledge files (HTML, PDF) read at once by the whole server, each in a thread of its own; other uploads wait up to 30 s, then 1305 (default: the number of CPUs, 2 at least).',
+            }),
+          ),
         },
         { additionalProperties: false, description: 'Local knowledge bases of the chat retrieval tool.' },
       ),

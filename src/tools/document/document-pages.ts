@@ -2,10 +2,18 @@ import { invalidField } from '../../core/errors/api-error.ts';
 import type { DocumentFormat } from '../../core/ocr/layout-parser.ts';
 import type { PageContent, RasterImage, TextLine } from '../layout/page-content.ts';
 import { openPdf, PdfUnreadableError } from '../pdf/pdf-document.ts';
+import { pdfInflatedBytes } from '../pdf/pdf-inflation.ts';
 import { decodeImage } from '../raster/decode-image.ts';
 
 /** Most PDF pages parsed in one request (the platform's limit, after start_page_id / end_page_id). */
 export const maxParsedPages = 30;
+
+/**
+ * What a parsed PDF's compressed streams may inflate to, all together, counted before pdf.js opens
+ * it: pdf.js keeps what it inflates (page contents, fonts, pictures drawn for rendering) in memory
+ * outside the JavaScript heap.
+ */
+export const maxParsedPdfInflatedBytes = 512 * 1024 * 1024;
 
 /**
  * PDF pages are rendered at 2× their point size (144 dpi): an A4 page becomes 1190×1684 pixels,
@@ -58,6 +66,13 @@ async function* pdfPages(
   signal: AbortSignal,
   pagesInFlight: number,
 ): AsyncGenerator<DocumentPage> {
+  if ((await pdfInflatedBytes(bytes, maxParsedPdfInflatedBytes)) === undefined) {
+    const megabytes = maxParsedPdfInflatedBytes / 1024 / 1024;
+    throw invalidField(
+      'file',
+      `the PDF's compressed streams inflate to more than ${megabytes} MB; a parsed PDF may inflate to at most ${megabytes} MB: split it`,
+    );
+  }
   const pdf = await openPdf(bytes);
   // Pages read ahead are stopped when the reader stops early (an error, or it returns).
   const stop = new AbortController();

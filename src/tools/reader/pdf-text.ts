@@ -11,10 +11,23 @@ export interface PdfText {
   readonly publishedTime: string | undefined;
 }
 
-/** The text layer of every page with pdf.js (no rendering, no OCR: image-only pages give no text). */
-export async function readPdfText(bytes: Uint8Array): Promise<PdfText> {
+/** A PDF with more pages than its reader takes; the message names the limit. */
+export class PdfPageLimitError extends Error {
+  override readonly name = 'PdfPageLimitError';
+
+  constructor(pageCount: number, maxPages: number) {
+    super(`it has ${pageCount} pages; at most ${maxPages} are read from one PDF`);
+  }
+}
+
+/**
+ * The text layer of every page with pdf.js (no rendering, no OCR: image-only pages give no text).
+ * Throws PdfPageLimitError, before reading any page, for a file of more than `maxPages` pages.
+ */
+export async function readPdfText(bytes: Uint8Array, maxPages = Number.POSITIVE_INFINITY): Promise<PdfText> {
   const document = await openPdfJsDocument(bytes);
   try {
+    if (document.numPages > maxPages) throw new PdfPageLimitError(document.numPages, maxPages);
     const pages: string[] = [];
     for (let number = 1; number <= document.numPages; number += 1) {
       const page = await document.getPage(number);
