@@ -10,8 +10,12 @@ import type { BlobUrlSigner } from './blob-url-signer.ts';
 import { nodeLocalDisk, type LocalDisk } from './local-disk.ts';
 import type { ManagedBlobStore } from './managed-blob-store.ts';
 
-/** Temporary files this old are left over from a crash mid-write. */
-const staleTemporaryMs = 3_600_000;
+/**
+ * Temporary files untouched this long are left over from a crash mid-write: a write under way
+ * touches its file with every chunk, and an upload whose body stalls is ended by the server's body
+ * idle timeout (30 s by default). Removed by the sweep, at start-up and then hourly.
+ */
+const staleTemporaryMs = 600_000;
 
 /**
  * Blobs on local disk under `root`: bytes in `files/<key>`, the content type in

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { FileState } from '../core/files/file-records.ts';
 
 /** Table `api_keys`: one row per key; the secret is never stored in clear (see core/auth). */
 export interface ApiKeyTable {
@@ -155,6 +156,8 @@ export interface FileTable {
   filename: string;
   bytes: number;
   created_at: number;
+  /** `pending` while a multi-step upload is under way (0013); listings show `ready` files only. */
+  state: Generated<FileState>;
 }
 
 /** Table `knowledge_files`: a file indexed into a knowledge base (0011), written after its passages. */

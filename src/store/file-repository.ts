@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { FileCursor, FileRecordQuery, FileRecords } from '../core/files/file-records.ts';
+import type { FileCursor, FileRecord, FileRecordQuery, FileRecords, FileState } from '../core/files/file-records.ts';
 import type { StoredFile } from '../core/files/file-store.ts';
 import type { Database } from './database.ts';
 import type { FileTable } from './database-schema.ts';
@@ -13,7 +13,7 @@ export class FileRepository implements FileRecords {
     this.#database = database;
   }
 
-  async insertWithinLimit(file: StoredFile, maxFilesPerOwner: number): Promise<boolean> {
+  async insertWithinLimit(file: StoredFile, maxFilesPerOwner: number, state: FileState = 'ready'): Promise<boolean> {
     // Counts, then inserts: on SQLite the transaction holds the write lock from its start.
     return writeTransaction(this.#database, async (transaction) => {
       if (this.#database.dialect === 'postgres') {
@@ -27,7 +27,10 @@ export class FileRepository implements FileRecords {
         .where('owner_key_id', '=', file.ownerKeyId)
         .executeTakeFirstOrThrow();
       if (Number(count) >= maxFilesPerOwner) return false;
-      await transaction.insertInto('files').values(toRow(file)).execute();
+      await transaction
+        .insertInto('files')
+        .values({ ...toRow(file), state })
+        .execute();
       return true;
     });
   }
@@ -41,14 +44,37 @@ export class FileRepository implements FileRecords {
     return Number(count);
   }
 
-  async find(ownerKeyId: string, id: string): Promise<StoredFile | undefined> {
+  async find(ownerKeyId: string, id: string): Promise<FileRecord | undefined> {
     const row = await this.#database.db.selectFrom('files').selectAll().where('id', '=', id).where('owner_key_id', '=', ownerKeyId).executeTakeFirst();
-    return row === undefined ? undefined : toStoredFile(row);
+    return row === undefined ? undefined : { ...toStoredFile(row), state: row.state };
+  }
+
+  async markReady(ownerKeyId: string, id: string): Promise<boolean> {
+    const result = await this.#database.db
+      .updateTable('files')
+      .set({ state: 'ready' })
+      .where('id', '=', id)
+      .where('owner_key_id', '=', ownerKeyId)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async listPendingBefore(cutoff: Date, limit: number): Promise<StoredFile[]> {
+    const rows = await this.#database.db
+      .selectFrom('files')
+      .selectAll()
+      .where('state', '=', 'pending')
+      .where('created_at', '<', cutoff.getTime())
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toStoredFile);
   }
 
   async list(ownerKeyId: string, query: FileRecordQuery): Promise<StoredFile[]> {
     const direction = query.order;
-    let select = this.#database.db.selectFrom('files').selectAll().where('owner_key_id', '=', ownerKeyId);
+    let select = this.#database.db.selectFrom('files').selectAll().where('owner_key_id', '=', ownerKeyId).where('state', '=', 'ready');
     if (query.purpose !== undefined) select = select.where('purpose', '=', query.purpose);
     if (query.after !== undefined) {
       const cursor: FileCursor = query.after;
@@ -79,7 +105,7 @@ export class FileRepository implements FileRecords {
   }
 }
 
-function toRow(file: StoredFile): FileTable {
+function toRow(file: StoredFile): Omit<FileTable, 'state'> {
   return {
     id: file.id,
     owner_key_id: file.ownerKeyId,

@@ -39,7 +39,7 @@ for (const target of databaseTargets) {
     it('stores, finds only for the owner, and deletes only for the owner', async () => {
       const file = { ...record('file-own-1', 'key-a', 0), filename: 'glossary 术语.csv', bytes: 104_857_600 };
       assert.equal(await files.insertWithinLimit(file, 100), true);
-      assert.deepEqual(await files.find('key-a', file.id), file);
+      assert.deepEqual(await files.find('key-a', file.id), { ...file, state: 'ready' });
       assert.equal(await files.find('key-b', file.id), undefined, "another key's file is not found");
       assert.equal(await files.delete('key-b', file.id), false, 'another key cannot delete it');
       assert.equal(await files.count('key-a'), 1);
@@ -99,6 +99,27 @@ for (const target of databaseTargets) {
         [...times].sort((first, second) => first - second),
       );
       assert.equal((await files.listCreatedBefore(cutoff, 3)).length, 3);
+    });
+
+    it('keeps a pending file out of listings until it is marked ready, counts it, and lists abandoned ones for the sweep', async () => {
+      const owner = 'key-pending';
+      const pending = record('file-p-1', owner, 10, 'retrieval');
+      assert.equal(await files.insertWithinLimit(pending, 10, 'pending'), true);
+      assert.equal(await files.insertWithinLimit(record('file-p-2', owner, 11), 10), true);
+      const listed = async () => (await files.list(owner, { limit: 10, order: 'asc' })).map((file) => file.id);
+      assert.deepEqual(await listed(), ['file-p-2'], 'a pending file is not listed');
+      assert.equal(await files.count(owner), 2, 'but it counts against the limit');
+      assert.equal((await files.find(owner, pending.id))?.state, 'pending');
+      assert.deepEqual(
+        (await files.listPendingBefore(new Date(start + 60_000), 10)).map((file) => file.id),
+        ['file-p-1'],
+      );
+      assert.deepEqual(await files.listPendingBefore(new Date(start + 5_000), 10), [], 'none begun before the cutoff');
+      assert.equal(await files.markReady('key-other', pending.id), false, "another key's file is not marked");
+      assert.equal(await files.markReady(owner, pending.id), true);
+      assert.equal(await files.markReady(owner, pending.id), false, 'ready already');
+      assert.deepEqual(await listed(), ['file-p-1', 'file-p-2']);
+      assert.deepEqual(await files.listPendingBefore(new Date(start + 60_000), 10), []);
     });
   });
 }

@@ -54,7 +54,8 @@ export async function receiveUpload(
     if (refusal !== undefined) throw refusal;
     checkFields(form.fields);
     if (staged === undefined) throw new Error('the file part was read but nothing was staged');
-    const stored = await staged.commit(form.fields.purpose);
+    // A retrieval file is usable only once indexed: pending (unlisted) until then.
+    const stored = await staged.commit(form.fields.purpose, { pending: form.fields.purpose === 'retrieval' });
     committed = true;
     return { file: stored, fields: form.fields, contentType };
   } finally {

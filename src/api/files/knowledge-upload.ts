@@ -25,8 +25,10 @@ export function checkKnowledgeFields(fields: FileUploadFields): void {
 /**
  * Adds a stored `purpose=retrieval` upload to its key's knowledge base: its text read (text,
  * Markdown, HTML, PDF; scans through `readScan`), cut into passages of about `sentence_size`
- * characters and indexed. A file that cannot be read or indexed is deleted again, so a refused
- * upload leaves nothing behind. Returns the number of passages.
+ * characters and indexed, then marked ready (it was stored pending, unlisted). A file that cannot
+ * be read or indexed is deleted again, so a refused upload leaves nothing behind; one whose
+ * process dies midway stays pending, unlisted, until the sweep removes it. Returns the number of
+ * passages.
  */
 export async function addToKnowledgeBase(
   upload: ReceivedUpload,
@@ -43,6 +45,7 @@ export async function addToKnowledgeBase(
     signal.throwIfAborted();
     const passages = splitPassages(text, sentenceSize);
     await deps.knowledge.addFile({ fileId: file.id, ownerKeyId: file.ownerKeyId, knowledgeId, sentenceSize }, passages);
+    await deps.files.markReady(file.ownerKeyId, file.id);
     return passages.length;
   } catch (error) {
     await deps.files.delete(file.ownerKeyId, file.id).catch(() => undefined);

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { invalidField, type ApiError } from '../errors/api-error.ts';
 import { fileBlobPrefix, maxFileBytes, maxFilesPerKey } from './file-limits.ts';
-import type { FileCursor, FileRecords } from './file-records.ts';
+import type { FileCursor, FileRecord, FileRecords } from './file-records.ts';
 import type { FileContent, FileListQuery, FilePage, FileStore, FileUpload, NewFile, StagedFile, StoredFile } from './file-store.ts';
 
 export interface BlobFileStoreOptions {
@@ -53,12 +53,12 @@ export class BlobFileStore implements FileStore {
     return {
       id,
       bytes: info.bytes,
-      commit: async (purpose) => {
+      commit: async (purpose, options) => {
         settle();
         const file: StoredFile = { id, ownerKeyId, purpose, filename: upload.filename, bytes: info.bytes, createdAt: new Date(this.#now()) };
         let inserted: boolean;
         try {
-          inserted = await this.#records.insertWithinLimit(file, this.#maxFilesPerKey);
+          inserted = await this.#records.insertWithinLimit(file, this.#maxFilesPerKey, options?.pending === true ? 'pending' : 'ready');
         } catch (error) {
           // The record's failure (a full database disk) is what the caller hears, not the cleanup's.
           await this.#blobs.delete(key).catch(() => undefined);
@@ -99,11 +99,13 @@ export class BlobFileStore implements FileStore {
   }
 
   async get(ownerKeyId: string, id: string): Promise<StoredFile | undefined> {
-    return this.#records.find(ownerKeyId, id);
+    const file = await this.#records.find(ownerKeyId, id);
+    return file?.state === 'ready' ? withoutState(file) : undefined;
   }
 
   async read(ownerKeyId: string, id: string): Promise<Buffer | undefined> {
-    const content = await this.open(ownerKeyId, id);
+    const file = await this.#records.find(ownerKeyId, id);
+    const content = file === undefined ? undefined : await this.#content(file);
     if (content === undefined) return undefined;
     const chunks: Buffer[] = [];
     for await (const chunk of content.stream) chunks.push(chunk as Buffer);
@@ -112,10 +114,17 @@ export class BlobFileStore implements FileStore {
 
   async open(ownerKeyId: string, id: string): Promise<FileContent | undefined> {
     const file = await this.#records.find(ownerKeyId, id);
-    if (file === undefined) return undefined;
+    return file?.state === 'ready' ? this.#content(file) : undefined;
+  }
+
+  async markReady(ownerKeyId: string, id: string): Promise<void> {
+    if (!(await this.#records.markReady(ownerKeyId, id))) throw new Error(`the pending upload ${id} was not found to mark ready`);
+  }
+
+  async #content(file: FileRecord): Promise<FileContent | undefined> {
     const blob = await this.#blobs.get(blobKey(file.id));
     if (blob === undefined) return undefined;
-    return { file, contentType: blob.info.contentType, stream: blob.stream };
+    return { file: withoutState(file), contentType: blob.info.contentType, stream: blob.stream };
   }
 
   async delete(ownerKeyId: string, id: string): Promise<boolean> {
@@ -140,6 +149,22 @@ export class BlobFileStore implements FileStore {
     }
   }
 
+  /**
+   * Deletes pending uploads (record and bytes) begun before `cutoffMs`: their process died before
+   * the file became usable. Returns how many.
+   */
+  async deleteAbandonedUploads(cutoffMs: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const abandoned = await this.#records.listPendingBefore(new Date(cutoffMs), sweepBatch);
+      for (const file of abandoned) {
+        await this.#blobs.delete(blobKey(file.id));
+        if (await this.#records.delete(file.ownerKeyId, file.id)) deleted += 1;
+      }
+      if (abandoned.length < sweepBatch) return deleted;
+    }
+  }
+
   #tooManyFiles(): ApiError {
     return invalidField(
       'file',
@@ -152,6 +177,12 @@ export class BlobFileStore implements FileStore {
     const size = Number.isInteger(mebibytes) ? `${mebibytes} MB (${this.#maxFileBytes} bytes)` : `${this.#maxFileBytes} bytes`;
     return invalidField('file', `must be at most ${size}`);
   }
+}
+
+/** The record as callers see it: a file, its state kept inside the store. */
+function withoutState(file: FileRecord): StoredFile {
+  const { state: _state, ...stored } = file;
+  return stored;
 }
 
 function blobKey(id: string): string {

@@ -12,3 +12,9 @@ export const fileRetentionDays = 180;
  * leaves these keys alone: uploaded files follow their own 180-day retention.
  */
 export const fileBlobPrefix = 'files/';
+
+/**
+ * How long a pending upload may take before the sweep takes it for abandoned (its process died):
+ * far more than reading and indexing one file takes (a reader's wait and time limit, OCR of a scan).
+ */
+export const abandonedUploadMs = 3_600_000;

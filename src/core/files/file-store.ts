@@ -46,8 +46,12 @@ export interface NewFile extends FileUpload {
 export interface StagedFile {
   readonly id: string;
   readonly bytes: number;
-  /** Writes the record; refused (and the bytes deleted) when the key already keeps the most files. */
-  commit(purpose: string): Promise<StoredFile>;
+  /**
+   * Writes the record; refused (and the bytes deleted) when the key already keeps the most files.
+   * `pending`: the upload has more steps (a retrieval file is indexed next): the file is not
+   * listed or served until `markReady`, and the sweep removes it if that never comes.
+   */
+  commit(purpose: string, options?: { readonly pending?: boolean }): Promise<StoredFile>;
   discard(): Promise<void>;
 }
 
@@ -64,12 +68,16 @@ export interface FileStore {
   stage(ownerKeyId: string, upload: FileUpload): Promise<StagedFile>;
   /** `stage` and `commit` in one step. */
   save(ownerKeyId: string, file: NewFile): Promise<StoredFile>;
+  /** Ready files only. */
   list(ownerKeyId: string, query: FileListQuery): Promise<FilePage>;
+  /** A ready file. */
   get(ownerKeyId: string, id: string): Promise<StoredFile | undefined>;
-  /** The file's bytes, or undefined when the owner has no such file. */
+  /** The file's bytes (a pending one's too: its upload reads it), or undefined when the owner has no such file. */
   read(ownerKeyId: string, id: string): Promise<Buffer | undefined>;
-  /** The file's bytes as a stream, or undefined when the owner has no such file. */
+  /** A ready file's bytes as a stream, or undefined when the owner has no such ready file. */
   open(ownerKeyId: string, id: string): Promise<FileContent | undefined>;
+  /** Ends a pending upload: the file is listed from now on. */
+  markReady(ownerKeyId: string, id: string): Promise<void>;
   /** Deletes the record and the bytes; false when the owner has no such file. */
   delete(ownerKeyId: string, id: string): Promise<boolean>;
 }
