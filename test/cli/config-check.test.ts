@@ -82,8 +82,8 @@ describe('config check --probe', () => {
     assert.match(rows[0] ?? '', /^MODEL\s+DEPLOYMENT\s+BACKEND\s+REACHABLE\s+LATENCY\s+REPORTS$/);
     assert.match(rows[1] ?? '', /^glm-4\.7\s+gpu-a\s+openai-compatible\s+yes\s+\d+ ms\s+zai-org\/GLM-4\.7$/);
     assert.match(rows[2] ?? '', /^glm-4\.7\s+gpu-b\s+openai-compatible\s+no\s+\d+ ms\s+GET \/models: .*ECONNREFUSED/);
-    assert.match(rows[3] ?? '', /^glm-typo\s+127\.0\.0\.1:\d+\s+openai-compatible\s+yes\s+\d+ ms\s+zai-org\/GLM-4\.7$/);
-    assert.match(check.stdout, /warning: glm-typo \/ 127\.0\.0\.1:\d+ does not report 'zai-org\/GLM-4\.6'/);
+    assert.match(rows[3] ?? '', /^glm-typo\s+glm-typo#1\s+openai-compatible\s+yes\s+\d+ ms\s+zai-org\/GLM-4\.7$/);
+    assert.match(check.stdout, /warning: glm-typo \/ glm-typo#1 does not report 'zai-org\/GLM-4\.6'/);
     assert.doesNotMatch(check.stdout, /warning: glm-4\.7/);
     assert.match(check.stdout, /Every model has a reachable deployment \(3 deployment\(s\) probed\)\./);
     assert.ok(!`${check.stdout}${check.stderr}`.includes('PROBESECRET'));
@@ -96,7 +96,7 @@ describe('config check --probe', () => {
     ]);
     const check = await runCli(['config', 'check', '--probe', '--config', file], { ENGINE_KEY: secret });
     assert.equal(check.code, 1, `${check.stdout}\n${check.stderr}`);
-    assert.match(check.stdout, /^glm-gone\s+127\.0\.0\.1:\d+\s+openai-compatible\s+no\s+/m);
+    assert.match(check.stdout, /^glm-gone\s+glm-gone#1\s+openai-compatible\s+no\s+/m);
     assert.equal(check.stderr, 'No reachable deployment: glm-gone.\n');
     assert.ok(!`${check.stdout}${check.stderr}`.includes('PROBESECRET'));
   });

@@ -181,8 +181,7 @@ export class BlobFileStore implements FileStore {
 
 /** The record as callers see it: a file, its state kept inside the store. */
 function withoutState(file: FileRecord): StoredFile {
-  const { state: _state, ...stored } = file;
-  return stored;
+  return { id: file.id, ownerKeyId: file.ownerKeyId, purpose: file.purpose, filename: file.filename, bytes: file.bytes, createdAt: file.createdAt };
 }
 
 function blobKey(id: string): string {
