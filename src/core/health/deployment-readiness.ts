@@ -4,7 +4,7 @@ import { publicReason } from './public-reason.ts';
 /** A deployment that takes no calls now, as an unauthenticated caller of /readyz may read it. */
 export interface UnhealthyDeployment {
   readonly model: string;
-  /** Its name, with any address in it masked (a default name is the engine's `host:port`). */
+  /** Its name, with any address an operator wrote in it masked. */
   readonly deployment: string;
   /** Its place among the model's deployments (from 1, config order): tells apart names masked alike. */
   readonly position: number;
