@@ -1,4 +1,5 @@
 import { readSettings } from '../core/config/settings.ts';
+import { openMetricsWarning } from '../http/metrics.route.ts';
 import { startOpsServer } from '../http/ops-server.ts';
 import { serverLimitsFromSettings } from '../http/server-limits.ts';
 import { openPlatform } from '../platform/open-platform.ts';
@@ -20,6 +21,8 @@ export async function runWorker(flags: CliFlags): Promise<number> {
     flags.port === undefined ? undefined : await startOpsServer(platform, { port: settings.port, host: settings.host }, serverLimitsFromSettings(settings));
   const opsLine = ops === undefined ? '' : ` Health and metrics on port ${settings.port}.`;
   console.log(`Task worker started: ${queue}, up to ${settings.workerConcurrency} tasks at once.${opsLine}`);
+  const metricsWarning = ops === undefined ? undefined : openMetricsWarning(settings.host, platform.metrics.scrapeToken);
+  if (metricsWarning !== undefined) platform.logger.warn(metricsWarning);
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       console.log(`${signal}: stopping; running tasks go back to the queue.`);
