@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { costOf, type PricedUsage } from '../billing/model-price.ts';
+import { microsNumber } from '../billing/money-amount.ts';
+import type { PriceTable } from '../billing/price-table.ts';
+import { taskBound } from '../billing/usage-bound.ts';
 import type { UsageRecord } from '../usage/usage-record.ts';
-import { creditExhausted, modelNotAllowed, quotaExhausted, rateLimited, tooManyConcurrent } from './admission-errors.ts';
-import type { CreditAccounts, CreditHold } from './credit-accounts.ts';
+import { creditExhausted, modelNotAllowed, modelNotPriced, quotaExhausted, rateLimited, tooManyConcurrent } from './admission-errors.ts';
+import type { CreditAccounts } from './credit-accounts.ts';
 import { slotCounter, windowCounter } from './key-counters.ts';
-import { concurrencyLimit, limitsModelCalls, priceOf, type KeyPolicy } from './key-policy.ts';
+import { concurrencyLimit, limitsModelCalls, type KeyPolicy } from './key-policy.ts';
 import type { CounterPart, LimitCheck, Limiter, LimitRefusal, SlotHold } from './limiter.ts';
 import { minuteWindow, quotaWindow, type LimitWindow } from './quota-window.ts';
 
@@ -13,24 +17,35 @@ export interface AdmittedKey {
   readonly policy: KeyPolicy | undefined;
 }
 
-/** What a completed sync call costs besides its tokens: its perCall price, plus perImage for an image. */
-export type CallCharge = 'call' | 'image' | 'none';
-
-/** A call admitted against a model: `finish` once when it ends (answered, failed or abandoned). */
+/**
+ * A call admitted against a model. `finish` once its response is over (frees its concurrency
+ * slot); `settle` once its handler is done (keeps what its usage records cost from its credit
+ * reservation, gives the rest back). Later calls of either do nothing; neither rejects.
+ */
 export interface AdmissionTicket {
-  /** Frees the call's concurrency slot and, when it succeeded, charges its price. Later calls do nothing; never rejects. */
-  finish(succeeded: boolean): Promise<void>;
+  finish(): Promise<void>;
+  settle(): Promise<void>;
+  /** The record with its cost, charged against the reservation (never beyond it: the rest is not charged). */
+  price(record: UsageRecord): UsageRecord;
+}
+
+/** Credit reserved for an async task at submission; the task's end settles it (Admission.taskEnded). */
+export interface TaskReservation {
+  attach(taskId: string): Promise<void>;
+  /** The submission failed: everything goes back. */
+  release(): Promise<void>;
 }
 
 export interface AdmissionOptions {
   readonly limiter: Limiter;
   readonly credits: CreditAccounts;
+  readonly prices: PriceTable;
   /** A key's policy by id, for work that arrives without a request (usage records, task submissions). */
   readonly policyOf: (keyId: string) => Promise<KeyPolicy | undefined>;
   /** Tokens the usage ledger holds for a key since a time: the start of a token quota window this process first sees. */
   readonly tokensSince: (keyId: string, since: number) => Promise<number>;
   readonly now?: () => number;
-  /** How long a concurrency slot outlives its node: a crashed node's slots free after this (default 30 s). */
+  /** How long a concurrency slot or a credit reservation outlives its node: a crashed node's free after this (default 30 s). */
   readonly slotLeaseMs?: number;
   readonly log: (message: string, error: unknown) => void;
 }
@@ -48,13 +63,15 @@ const maxRemembered = 10_000;
  * The one enforcement path of key limits. Every authenticated request passes `admitRequest`
  * (rate); every model call `admitCall` (allowed models, credit, quotas, concurrency; on routes
  * whose model is in the body also the request's rate, so a call is one limiter step) and ends
- * with its ticket's `finish`; completed calls' usage comes back through `recordUsage` (token
- * quotas and token prices); async work holds credit through `holdForTask`. Keys without a policy
- * touch nothing. Counters live in the Limiter (Redis across nodes), money in CreditAccounts.
+ * with its ticket's `finish` and `settle`; completed calls' usage comes back through
+ * `recordUsage` (token quotas); async work reserves credit through `reserveForTask` and settles
+ * it in `taskEnded`. Keys without a policy limit nothing (their usage is still priced, for the
+ * reports). Counters live in the Limiter (Redis across nodes), money in CreditAccounts.
  */
 export class Admission {
   readonly #limiter: Limiter;
   readonly #credits: CreditAccounts;
+  readonly #prices: PriceTable;
   readonly #policyOf: (keyId: string) => Promise<KeyPolicy | undefined>;
   readonly #tokensSince: (keyId: string, since: number) => Promise<number>;
   readonly #now: () => number;
@@ -66,17 +83,20 @@ export class Admission {
   readonly #seeded = new Map<string, Promise<void>>();
   /** Slots of calls under way, renewed until their call ends so that only a dead node's slots lapse. */
   readonly #liveSlots = new Set<SlotHold>();
+  /** Credit reservations of calls under way on this node, renewed as the slots are. */
+  readonly #liveReservations = new Set<string>();
   readonly #renewTimer: NodeJS.Timeout;
 
   constructor(options: AdmissionOptions) {
     this.#limiter = options.limiter;
     this.#credits = options.credits;
+    this.#prices = options.prices;
     this.#policyOf = options.policyOf;
     this.#tokensSince = options.tokensSince;
     this.#now = options.now ?? Date.now;
     this.#slotLeaseMs = options.slotLeaseMs ?? 30_000;
     this.#log = options.log;
-    this.#renewTimer = setInterval(() => void this.#renewSlots(), Math.max(100, Math.floor(this.#slotLeaseMs / 3)));
+    this.#renewTimer = setInterval(() => void this.#renewLeases(), Math.max(100, Math.floor(this.#slotLeaseMs / 3)));
     this.#renewTimer.unref();
   }
 
@@ -89,10 +109,12 @@ export class Admission {
 
   /**
    * A call of `model`: refused with 1303 (when `countRate`: the request's rate check, folded into
-   * this step), 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. Undefined
-   * when there is no ticket to finish: the key limits nothing of this call (at most its rate).
+   * this step), 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. `bound`:
+   * the most the call can use, reserved from a key with credit (absent: the call reserves
+   * nothing itself, its task does). Undefined when there is no ticket: the key limits nothing of
+   * this call (at most its rate).
    */
-  async admitCall(key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): Promise<AdmissionTicket | undefined> {
+  async admitCall(key: AdmittedKey, model: string, bound: (() => PricedUsage) | undefined, countRate: boolean): Promise<AdmissionTicket | undefined> {
     this.#remember(key);
     const policy = key.policy;
     if (policy === undefined) return undefined;
@@ -102,47 +124,66 @@ export class Admission {
       return undefined;
     }
     if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
-    if (policy.credit !== undefined) {
-      const balance = (await this.#credits.balance(key.id)) ?? 0;
-      if (balance <= 0) throw creditExhausted(balance);
+    const reservation = policy.credit === undefined || bound === undefined ? undefined : await this.#reserve(key.id, policy, model, bound());
+    try {
+      const slot = await this.#checkLimits(key.id, policy, model, rateLimit);
+      return this.#ticket(key.id, slot, reservation);
+    } catch (error) {
+      if (reservation !== undefined) await this.#logFailure(key.id, 'reservation not released (it lapses)', async () => void (await this.#credits.settle(reservation.id, 0)));
+      throw error;
     }
-    const quota = policy.quota;
-    if (quota?.tokens !== undefined) await this.#seedTokens(key.id, quotaWindow(quota.period, this.#now()));
+  }
 
-    const now = this.#now();
-    const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
-    const part = (kind: 'tokens' | 'calls', limit: number | undefined, of: LimitWindow | undefined) =>
-      limit === undefined || of === undefined ? undefined : { counter: windowCounter(key.id, kind, of), limit, expiresAt: of.resetsAt };
-    const slotLimit = concurrencyLimit(policy, model);
-    const check: LimitCheck = {
-      now,
-      rate: rateLimit === undefined ? undefined : ratePart(key.id, rateLimit, now),
-      tokens: part('tokens', quota?.tokens, window),
-      calls: part('calls', quota?.calls, window),
-      slot:
-        slotLimit === undefined
-          ? undefined
-          : { counter: slotCounter(key.id, model), holder: randomUUID(), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs },
-    };
-    if (check.rate !== undefined || check.tokens !== undefined || check.calls !== undefined || check.slot !== undefined) {
-      const verdict = await this.#limiter.check(check);
-      if (!verdict.admitted) throw refusal(verdict.refusedBy, check, policy, model);
-    }
-    const slot = check.slot;
-    if (slot !== undefined) this.#liveSlots.add(slot);
-    let finished = false;
+  /** The record priced at the prices in force now (a call without a ticket: no reservation to charge against). */
+  priced(record: UsageRecord, policy: KeyPolicy | undefined): UsageRecord {
+    const price = this.#prices.priceFor(policy, record.model);
+    return price === undefined ? record : { ...record, cost: microsNumber(costOf(record, price)) };
+  }
+
+  /**
+   * Credit for async work (image, video and chat tasks, agents' tasks): the task's most at the
+   * prices of now, reserved until the task ends; 1113 when the balance does not cover it or the
+   * model has no price. Undefined when the key has no credit.
+   */
+  async reserveForTask(submission: { readonly ownerKeyId: string; readonly model: string; readonly kind: string; readonly request: unknown }): Promise<TaskReservation | undefined> {
+    const policy = await this.#policy(submission.ownerKeyId);
+    if (policy?.credit === undefined) return undefined;
+    const { id } = await this.#reserve(submission.ownerKeyId, policy, submission.model, taskBound(submission.kind, submission.request));
+    // Renewed until it is tied to its task (or released): a node that dies in between loses it after the lease.
+    this.#liveReservations.add(id);
     return {
-      finish: async (succeeded) => {
-        if (finished) return;
-        finished = true;
-        await this.#endCall(key.id, policy, model, charge, slot, succeeded);
+      attach: async (taskId) => {
+        await this.#credits.attach(id, taskId);
+        this.#liveReservations.delete(id);
+      },
+      release: async () => {
+        this.#liveReservations.delete(id);
+        await this.#credits.settle(id, 0);
       },
     };
   }
 
   /**
+   * A task ended: its reservation settles to what its usage record costs now (0 without one: a
+   * failed task), and the record comes back with the cost charged, for the ledger. Never rejects:
+   * a settlement that fails is logged, the record then charged nothing, and the reservation
+   * released by the reconciler.
+   */
+  async taskEnded(task: { readonly id: string; readonly ownerKeyId: string }, record: UsageRecord | undefined): Promise<UsageRecord | undefined> {
+    let priced = record;
+    try {
+      priced = record === undefined ? undefined : this.priced(record, await this.#policy(task.ownerKeyId));
+      const charged = await this.#credits.settleTask(task.id, priced?.cost ?? 0);
+      return priced === undefined || charged === undefined ? priced : { ...priced, cost: charged };
+    } catch (error) {
+      this.#log(`key ${task.ownerKeyId}: the credit of task ${task.id} not settled (released later)`, error);
+      return priced === undefined ? undefined : { ...priced, cost: 0 };
+    }
+  }
+
+  /**
    * A completed call's usage (the usage recorder calls this for every record): adds its tokens to
-   * the key's token quota window and charges its token prices. Never rejects; failures are logged.
+   * the key's token quota window. Never rejects; failures are logged.
    */
   async recordUsage(record: UsageRecord): Promise<void> {
     let policy: KeyPolicy | undefined;
@@ -152,26 +193,9 @@ export class Admission {
       this.#log(`usage of key ${record.keyId} not counted against its limits`, error);
       return;
     }
-    // A key without a policy has no quota or prices to count against.
+    // A key without a policy has no quota to count against.
     if (policy === undefined) return;
-    await Promise.all([this.#countTokens(record, policy), this.#chargeTokens(record, policy)]);
-  }
-
-  /**
-   * Credit for async work (image and video tasks, agents' tasks): the price of one task at the
-   * prices of now (perCall + perImage or perVideo), held until the task ends; 1113 when the
-   * balance does not cover it. Undefined when the key has no credit or the work is free.
-   */
-  async holdForTask(submission: { readonly ownerKeyId: string; readonly model: string; readonly kind: string }): Promise<CreditHold | undefined> {
-    const policy = await this.#policy(submission.ownerKeyId);
-    if (policy?.credit === undefined) return undefined;
-    const price = priceOf(policy, submission.model);
-    const perItem = submission.kind === 'image' ? price?.perImage : submission.kind === 'video' ? price?.perVideo : undefined;
-    const amount = Math.ceil((price?.perCall ?? 0) + (perItem ?? 0));
-    if (amount === 0) return undefined;
-    const hold = await this.#credits.hold(submission.ownerKeyId, submission.model, amount);
-    if (hold === undefined) throw creditExhausted((await this.#credits.balance(submission.ownerKeyId)) ?? 0, amount);
-    return hold;
+    await this.#countTokens(record, policy);
   }
 
   /** Drops a key's cached policy (it was changed in this process). */
@@ -183,6 +207,8 @@ export class Admission {
     clearInterval(this.#renewTimer);
     const slots = [...this.#liveSlots];
     this.#liveSlots.clear();
+    // Reservations of calls still under way lapse after their lease (the calls may yet end elsewhere).
+    this.#liveReservations.clear();
     await Promise.allSettled(slots.map((slot) => this.#limiter.releaseSlot(slot)));
   }
 
@@ -193,16 +219,73 @@ export class Admission {
     if (!verdict.admitted) throw rateLimited(limit, rate.expiresAt, now);
   }
 
-  /** The end of an admitted call: frees its slot and charges what it costs. */
-  async #endCall(keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, slot: SlotHold | undefined, succeeded: boolean): Promise<void> {
-    const price = priceOf(policy, model);
-    const amount =
-      !succeeded || price === undefined || charge === 'none' ? 0 : Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
-    if (slot !== undefined) this.#liveSlots.delete(slot);
-    await Promise.all([
-      slot === undefined ? undefined : this.#logFailure(keyId, 'slot not freed (it lapses)', () => this.#limiter.releaseSlot(slot)),
-      amount === 0 ? undefined : this.#logFailure(keyId, 'call not charged', () => this.#credits.charge(keyId, amount)),
-    ]);
+  /** Reserves the most the call can cost at the key's prices of now (1113 when unpriced or not covered). */
+  async #reserve(keyId: string, policy: KeyPolicy, model: string, bound: PricedUsage): Promise<{ readonly id: string; readonly amount: number }> {
+    const price = this.#prices.priceFor(policy, model);
+    if (price === undefined) throw modelNotPriced(model);
+    const amount = microsNumber(costOf(bound, price));
+    const id = await this.#credits.reserve(keyId, model, amount, this.#now() + this.#slotLeaseMs);
+    if (id === undefined) throw creditExhausted((await this.#credits.balance(keyId)) ?? 0, amount);
+    return { id, amount };
+  }
+
+  /** Quotas, rate and concurrency in one limiter step; the slot taken, if any. */
+  async #checkLimits(keyId: string, policy: KeyPolicy, model: string, rateLimit: number | undefined): Promise<SlotHold | undefined> {
+    const quota = policy.quota;
+    if (quota?.tokens !== undefined) await this.#seedTokens(keyId, quotaWindow(quota.period, this.#now()));
+    const now = this.#now();
+    const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
+    const part = (kind: 'tokens' | 'calls', limit: number | undefined, of: LimitWindow | undefined) =>
+      limit === undefined || of === undefined ? undefined : { counter: windowCounter(keyId, kind, of), limit, expiresAt: of.resetsAt };
+    const slotLimit = concurrencyLimit(policy, model);
+    const check: LimitCheck = {
+      now,
+      rate: rateLimit === undefined ? undefined : ratePart(keyId, rateLimit, now),
+      tokens: part('tokens', quota?.tokens, window),
+      calls: part('calls', quota?.calls, window),
+      slot:
+        slotLimit === undefined
+          ? undefined
+          : { counter: slotCounter(keyId, model), holder: randomUUID(), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs },
+    };
+    if (check.rate !== undefined || check.tokens !== undefined || check.calls !== undefined || check.slot !== undefined) {
+      const verdict = await this.#limiter.check(check);
+      if (!verdict.admitted) throw refusal(verdict.refusedBy, check, policy, model);
+    }
+    if (check.slot !== undefined) this.#liveSlots.add(check.slot);
+    return check.slot;
+  }
+
+  /** The ticket of an admitted call: its slot freed at `finish`, its reservation settled at `settle` to what its records were charged. */
+  #ticket(keyId: string, slot: SlotHold | undefined, reservation: { readonly id: string; readonly amount: number } | undefined): AdmissionTicket {
+    if (reservation !== undefined) this.#liveReservations.add(reservation.id);
+    let finished = false;
+    let settled = false;
+    let charged = 0;
+    return {
+      finish: async () => {
+        if (finished || slot === undefined) return;
+        finished = true;
+        this.#liveSlots.delete(slot);
+        await this.#logFailure(keyId, 'slot not freed (it lapses)', () => this.#limiter.releaseSlot(slot));
+      },
+      settle: async () => {
+        if (settled || reservation === undefined) return;
+        settled = true;
+        await this.#logFailure(keyId, 'reservation not settled (released after its lease)', async () => {
+          await this.#credits.settle(reservation.id, charged);
+          this.#liveReservations.delete(reservation.id);
+        });
+      },
+      price: (record) => {
+        const priced = this.priced(record, this.#policies.get(keyId)?.policy);
+        if (reservation === undefined) return priced;
+        // After the settlement, or beyond the reservation, nothing more is charged: the ledger says what was.
+        const cost = settled ? 0 : Math.min(priced.cost ?? 0, reservation.amount - charged);
+        charged += cost;
+        return { ...priced, cost };
+      },
+    };
   }
 
   /** Adds a record's tokens to its window's counter, once the window is seeded (a seed after the add would be lost). */
@@ -216,13 +299,6 @@ export class Admission {
       await this.#seeded.get(counter);
       await this.#limiter.add(counter, tokens, window.resetsAt);
     });
-  }
-
-  async #chargeTokens(record: UsageRecord, policy: KeyPolicy): Promise<void> {
-    const price = priceOf(policy, record.model);
-    if (price === undefined) return;
-    const amount = Math.ceil(record.promptTokens * (price.perPromptToken ?? 0) + record.completionTokens * (price.perCompletionToken ?? 0));
-    if (amount > 0) await this.#logFailure(record.keyId, 'tokens not charged', () => this.#credits.charge(record.keyId, amount));
   }
 
   /** Runs bookkeeping a request does not wait on: a failure is logged, never thrown. */
@@ -268,14 +344,17 @@ export class Admission {
     this.#policies.set(key.id, { policy: key.policy, seenAt: this.#now() });
   }
 
-  async #renewSlots(): Promise<void> {
-    if (this.#liveSlots.size === 0) return;
+  async #renewLeases(): Promise<void> {
     const now = this.#now();
-    try {
-      await this.#limiter.renewSlots([...this.#liveSlots], now + this.#slotLeaseMs, now);
-    } catch (error) {
-      this.#log('concurrency slots not renewed', error);
-    }
+    const leaseUntil = now + this.#slotLeaseMs;
+    await Promise.all([
+      this.#liveSlots.size === 0
+        ? undefined
+        : this.#limiter.renewSlots([...this.#liveSlots], leaseUntil, now).catch((error: unknown) => this.#log('concurrency slots not renewed', error)),
+      this.#liveReservations.size === 0
+        ? undefined
+        : this.#credits.renew([...this.#liveReservations], leaseUntil).catch((error: unknown) => this.#log('credit reservations not renewed', error)),
+    ]);
   }
 }
 
