@@ -41,7 +41,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** Set on `late` routes: admits the call once the handler knows its model and the most it can use. */
-    admitLateCall: ((model: string, bound: PricedUsage | undefined) => Promise<void>) | undefined;
+    admitLateCall: ((model: string, bound: (() => PricedUsage) | undefined) => Promise<void>) | undefined;
     /** The admitted model call's ticket: its usage records are priced and charged through it. */
     admissionTicket: AdmissionTicket | undefined;
   }
@@ -121,7 +121,7 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
       request.admitLateCall = async (model, bound) => {
         if (admitted) throw new Error('a call is admitted once');
         admitted = true;
-        const ticket = await admitCall(admission, key, model, bound === undefined ? undefined : () => bound, false);
+        const ticket = await admitCall(admission, key, model, bound, false);
         if (ticket !== undefined) keepTicket(request, ticket);
       };
       return;
@@ -141,9 +141,9 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
 
 /**
  * For `late` routes: the handler names the model once it has read it (the same admission as every
- * route). A key without a policy has nothing to admit (the preHandler leaves such requests alone).
+ * route), and the most the call can use (asked only of a key with credit, after its other checks). A key without a policy has nothing to admit (the preHandler leaves such requests alone).
  */
-export async function admitLateCall(request: FastifyRequest, model: string, bound?: PricedUsage): Promise<void> {
+export async function admitLateCall(request: FastifyRequest, model: string, bound?: () => PricedUsage): Promise<void> {
   if (request.apiKey?.policy === undefined) return;
   if (request.admitLateCall === undefined) throw new Error(`route ${request.routeOptions.url ?? ''} does not declare a 'late' model in its admission config`);
   await request.admitLateCall(model, bound);

@@ -38,11 +38,14 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       });
       const fields = form.fields;
       checkAudioTranscription(fields, form.file);
-      // Key limits: the model is known only now that the form is read; credit is reserved for the audio's length.
-      const audio = readAudioInput(fields, form.file);
-      await admitLateCall(request, fields.model, unitsBound({ audioSeconds: audio.durationSeconds }));
-      // The engine before any work: a model nothing serves is refused (1211 / 1221).
+      // Key limits: the model is known only now that the form is read; a key with credit reserves for
+      // the audio's length (read then, after the model is found allowed).
+      let input: ReturnType<typeof readAudioInput> | undefined;
+      const readAudio = () => (input ??= readAudioInput(fields, form.file));
+      await admitLateCall(request, fields.model, () => unitsBound({ audioSeconds: readAudio().durationSeconds }));
+      // The engine first: a model nothing serves is refused (1211 / 1221) whatever the audio.
       const transcriber = deps.backends.transcriber(fields.model);
+      const audio = readAudio();
       const transcription: TranscriptionRequest = {
         model: fields.model,
         audio: { bytes: audio.bytes, format: audio.format },
