@@ -86,7 +86,10 @@ export class KeyAdmin {
     const key = await this.#deps.keys.findKey(id);
     if (key === undefined) return undefined;
     if (key.policy?.credit === undefined) {
-      throw new ApiError('1214', `The API key ${id} pays from no prepaid credit: give its policy a credit section first (keys policy, PATCH /admin/keys/{id}).`);
+      throw new ApiError(
+        '1214',
+        `The API key ${id} pays from no prepaid credit: give its policy a credit section first (keys policy, PATCH /admin/keys/{id}).`,
+      );
     }
     await this.#deps.credits.topUp(id, amount);
     this.#deps.changed(id);

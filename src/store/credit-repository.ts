@@ -107,12 +107,7 @@ export class CreditRepository implements CreditAccounts {
   }
 
   async settleTask(taskId: string, spent: number): Promise<number | undefined> {
-    const row = await this.#database.db
-      .selectFrom('credit_holds')
-      .select('id')
-      .where('task_id', '=', taskId)
-      .where('state', '=', 'held')
-      .executeTakeFirst();
+    const row = await this.#database.db.selectFrom('credit_holds').select('id').where('task_id', '=', taskId).where('state', '=', 'held').executeTakeFirst();
     return row === undefined ? undefined : this.#finish(row.id, spent);
   }
 

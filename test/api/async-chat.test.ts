@@ -186,7 +186,12 @@ describe('POST /paas/v4/async/chat/completions through the task engine (fake vLL
     const { key } = await test.platform.keyAdmin.create({ policy: { credit: { balance: 1000, prices } } });
     const keyId = idOf(key);
     engine.enqueue({ kind: 'json', delayMs: 500, body: vllmCompletion({ content: 'ok', usage: { promptTokens: 10, completionTokens: 5 } }) });
-    const submitted = await pythonSdk('POST', submitPath, key, pythonSdkBody({ model: 'glm-4.7', messages: user, max_tokens: 20, request_id: 'async-chat-credit' }));
+    const submitted = await pythonSdk(
+      'POST',
+      submitPath,
+      key,
+      pythonSdkBody({ model: 'glm-4.7', messages: user, max_tokens: 20, request_id: 'async-chat-credit' }),
+    );
     assert.equal(submitted.status, 200, submitted.body);
     const held = (await test.platform.keyAdmin.get(keyId))?.creditHeld ?? 0;
     // perCall, the request's bytes as prompt tokens and max_tokens of output, while the engine works.
@@ -224,5 +229,4 @@ describe('POST /paas/v4/async/chat/completions through the task engine (fake vLL
     );
     assert.equal((await test.platform.ledger.listForKey(keyId)).length, 1, 'a failed task records no usage');
   });
-
 });

@@ -39,7 +39,11 @@ describe('prepaid credit on agent calls', () => {
     engine.enqueue(answer('早的鸟抓虫。', { promptTokens: 31, completionTokens: 7 }), answer('早起的鸟儿有虫吃。', { promptTokens: 52, completionTokens: 9 }));
     const response = await postJson(test, url, translate(stream), { authorization: `Bearer ${key}` });
     assert.equal(response.statusCode, 200, response.body);
-    await waitFor(async () => (await test.platform.keyAdmin.get(keyId))?.creditHeld, (held) => held === 0, 'settled');
+    await waitFor(
+      async () => (await test.platform.keyAdmin.get(keyId))?.creditHeld,
+      (held) => held === 0,
+      'settled',
+    );
     await test.platform.usage.flush();
     const ledger = await test.platform.ledger.listForKey(keyId);
     return { consumed: 1_000_000 - ((await test.platform.credits.balance(keyId)) ?? 0), ledger };
@@ -57,7 +61,10 @@ describe('prepaid credit on agent calls', () => {
   it('a streamed agent call settles the same way', async () => {
     const { consumed, ledger } = await run(true);
     assert.equal(consumed, 165);
-    assert.equal(ledger.reduce((total, record) => total + (record.cost ?? 0), 0), 165);
+    assert.equal(
+      ledger.reduce((total, record) => total + (record.cost ?? 0), 0),
+      165,
+    );
   });
 
   it('an agent without a price is refused for a credit key', async () => {

@@ -52,7 +52,11 @@ describe('prices and prepaid credit on sync calls', () => {
   const balance = async (key: string) => (await test.platform.credits.balance(idOf(key))) ?? Number.NaN;
   /** Waits until nothing is reserved for the key, then checks the ledger's spend is the balance consumed. */
   const settled = async (key: string, start: number): Promise<number> => {
-    await waitFor(async () => (await test.platform.keyAdmin.get(idOf(key)))?.creditHeld, (held) => held === 0, 'reservations settled');
+    await waitFor(
+      async () => (await test.platform.keyAdmin.get(idOf(key)))?.creditHeld,
+      (held) => held === 0,
+      'reservations settled',
+    );
     const consumed = start - (await balance(key));
     assert.equal(await ledgerSpend(test.platform, idOf(key)), consumed, "the ledger's spend is the balance consumed");
     return consumed;
@@ -97,7 +101,9 @@ describe('prices and prepaid credit on sync calls', () => {
   });
 
   it('settles a stream the client cut to what was recorded of it, and releases the rest', async () => {
-    engine.enqueue(sseReply([vllmChunk({ role: 'assistant', content: 'Hi' }), ...Array.from({ length: 50 }, () => vllmChunk({ content: ' more' }))], { delayMs: 50 }));
+    engine.enqueue(
+      sseReply([vllmChunk({ role: 'assistant', content: 'Hi' }), ...Array.from({ length: 50 }, () => vllmChunk({ content: ' more' }))], { delayMs: 50 }),
+    );
     const key = await createKey({ balance: 10_000 });
     const controller = new AbortController();
     const response = await httpRequest(`${origin}/paas/v4/chat/completions`, {
@@ -141,7 +147,11 @@ describe('prices and prepaid credit on sync calls', () => {
     await settled(key, 10_000);
     const own = await test.app.inject({ method: 'GET', url: '/admin/usage', headers: { authorization: `Bearer ${key}` } });
     assert.equal(own.statusCode, 200);
-    const report = own.json<{ currency: string; data: { key_id: string; endpoint: string; spend_micros: number; spend: string }[]; total: { spend_micros: number; spend: string } }>();
+    const report = own.json<{
+      currency: string;
+      data: { key_id: string; endpoint: string; spend_micros: number; spend: string }[];
+      total: { spend_micros: number; spend: string };
+    }>();
     assert.equal(report.currency, 'EUR');
     assert.deepEqual(
       report.data.map((row) => [row.key_id, row.endpoint, row.spend_micros, row.spend]),
@@ -185,10 +195,20 @@ for (const nodes of creditNodes(handlers)) {
     });
     after(() => nodes.close());
     const submit = (node: Platform, kind: 'image' | 'video', behaviour: string) =>
-      node.tasks.submit({ kind, ownerKeyId: idOf(key), model: kind === 'image' ? 'glm-image' : 'cogvideox-3', requestId: `credit-${behaviour}`, request: { behaviour } });
+      node.tasks.submit({
+        kind,
+        ownerKeyId: idOf(key),
+        model: kind === 'image' ? 'glm-image' : 'cogvideox-3',
+        requestId: `credit-${behaviour}`,
+        request: { behaviour },
+      });
     const balance = async () => nodes.first().credits.balance(idOf(key));
     const settledTo = (expected: number) =>
-      waitFor(async () => [await balance(), (await nodes.first().keyAdmin.get(idOf(key)))?.creditHeld], ([now, held]) => now === expected && held === 0, `balance ${expected}`);
+      waitFor(
+        async () => [await balance(), (await nodes.first().keyAdmin.get(idOf(key)))?.creditHeld],
+        ([now, held]) => now === expected && held === 0,
+        `balance ${expected}`,
+      );
 
     it('reserves at submit and settles to the real cost when the task succeeds, once across nodes', async () => {
       const task = await submit(nodes.second(), 'image', 'succeed');

@@ -61,7 +61,11 @@ describe('credit across two nodes sharing one database and one Redis', { skip: r
     engine.release();
     await Promise.all(served.map((response) => response.text()));
     const platform = fleet.nodes[0].platform;
-    await waitFor(async () => (await platform.keyAdmin.get(keyId))?.creditHeld, (held) => held === 0, 'every reservation settled');
+    await waitFor(
+      async () => (await platform.keyAdmin.get(keyId))?.creditHeld,
+      (held) => held === 0,
+      'every reservation settled',
+    );
     const left = (await platform.credits.balance(keyId)) ?? Number.NaN;
     assert.equal(left, balance - 10 * kept);
     assert.ok(left >= 0);

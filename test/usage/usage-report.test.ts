@@ -131,8 +131,13 @@ for (const target of databaseTargets) {
         ].join('\n'),
       );
       // The same spend in both formats: each day's, and the table's total as the sum of the CSV's.
-      const tableSpend = table.stdout.split('\n').flatMap((line) => (/^(\S+) .* (\d+)  (\d+\.\d{6})$/.exec(line) ?? []).slice(1, 4).join(' ') || []);
-      const csvSpend = csvByDay.stdout.trim().split('\r\n').slice(1).map((line) => line.split(',')).map((cells) => [cells[0], cells.at(-2), cells.at(-1)].join(' '));
+      const tableSpend = table.stdout.split('\n').flatMap((line) => (/^(\S+) .* (\d+) {2}(\d+\.\d{6})$/.exec(line) ?? []).slice(1, 4).join(' ') || []);
+      const csvSpend = csvByDay.stdout
+        .trim()
+        .split('\r\n')
+        .slice(1)
+        .map((line) => line.split(','))
+        .map((cells) => [cells[0], cells.at(-2), cells.at(-1)].join(' '));
       const csvTotal = csvSpend.reduce((total, line) => total + Number(line.split(' ')[1]), 0);
       assert.deepEqual(tableSpend, [...csvSpend, `total ${csvTotal} 1.268314`]);
       assert.equal(badGrouping.code, 2);

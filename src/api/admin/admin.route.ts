@@ -36,7 +36,10 @@ declare module 'fastify' {
  */
 export function registerAdminRoutes(app: App, deps: AppDependencies): void {
   app.addHook('preHandler', async (request: FastifyRequest) => {
-    if (request.routeOptions.config.ownRowsForUsers !== true && scopeOf(request.apiKey?.policy) !== 'admin') {
+    // Only the route's own flag counts: a value reached through a polluted prototype never opens a route.
+    const config = request.routeOptions.config;
+    const ownRows = Object.hasOwn(config, 'ownRowsForUsers') && config.ownRowsForUsers === true;
+    if (!ownRows && scopeOf(request.apiKey?.policy) !== 'admin') {
       throw new ApiError('1220', 'This API key has no permission for the admin API: it needs the admin scope.');
     }
   });
@@ -137,7 +140,7 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
       schema: {
         operationId: 'getUsage',
         tags,
-        summary: "Calls, tokens and spend by UTC day, key, model and endpoint, with totals; a non-admin key sees its own rows only.",
+        summary: 'Calls, tokens and spend by UTC day, key, model and endpoint, with totals; a non-admin key sees its own rows only.',
         querystring: UsageQuery,
         response: responses(UsageReport),
       },

@@ -35,7 +35,11 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         body: ChatCompletionRequest,
         response: responses(ChatCompletionResponse),
       },
-      config: { admission: modelInBody('model', (body) => chatBound(body, typeof body['max_tokens'] === 'number' ? body['max_tokens'] : undefined)), usage: 'chat.completions', streamEvent: ChatCompletionChunk },
+      config: {
+        admission: modelInBody('model', (body) => chatBound(body, typeof body['max_tokens'] === 'number' ? body['max_tokens'] : undefined)),
+        usage: 'chat.completions',
+        streamEvent: ChatCompletionChunk,
+      },
     },
     async (request, reply) => {
       const body = request.body;

@@ -129,7 +129,8 @@ export class Admission {
       const slot = await this.#checkLimits(key.id, policy, model, rateLimit);
       return this.#ticket(key.id, slot, reservation);
     } catch (error) {
-      if (reservation !== undefined) await this.#logFailure(key.id, 'reservation not released (it lapses)', async () => void (await this.#credits.settle(reservation.id, 0)));
+      if (reservation !== undefined)
+        await this.#logFailure(key.id, 'reservation not released (it lapses)', async () => void (await this.#credits.settle(reservation.id, 0)));
       throw error;
     }
   }
@@ -145,7 +146,12 @@ export class Admission {
    * prices of now, reserved until the task ends; 1113 when the balance does not cover it or the
    * model has no price. Undefined when the key has no credit.
    */
-  async reserveForTask(submission: { readonly ownerKeyId: string; readonly model: string; readonly kind: string; readonly request: unknown }): Promise<TaskReservation | undefined> {
+  async reserveForTask(submission: {
+    readonly ownerKeyId: string;
+    readonly model: string;
+    readonly kind: string;
+    readonly request: unknown;
+  }): Promise<TaskReservation | undefined> {
     const policy = await this.#policy(submission.ownerKeyId);
     if (policy?.credit === undefined) return undefined;
     const { id } = await this.#reserve(submission.ownerKeyId, policy, submission.model, taskBound(submission.kind, submission.request));
