@@ -178,9 +178,12 @@ export class Admission {
   async taskEnded(task: { readonly id: string; readonly ownerKeyId: string }, record: UsageRecord | undefined): Promise<UsageRecord | undefined> {
     let priced = record;
     try {
-      priced = record === undefined ? undefined : this.priced(record, await this.#policy(task.ownerKeyId));
-      const charged = await this.#credits.settleTask(task.id, priced?.cost ?? 0);
-      return priced === undefined || charged === undefined ? priced : { ...priced, cost: charged };
+      const policy = await this.#policy(task.ownerKeyId);
+      priced = record === undefined ? undefined : this.priced(record, policy);
+      const charged = await this.#settleTask(task.id, priced?.cost ?? 0, policy?.credit !== undefined);
+      // A key with credit whose reservation was not found pays nothing: the ledger says what was charged.
+      if (policy?.credit !== undefined && charged === undefined) this.#log(`key ${task.ownerKeyId}: task ${task.id} ended without an open reservation`, undefined);
+      return priced === undefined || policy?.credit === undefined ? priced : { ...priced, cost: charged ?? 0 };
     } catch (error) {
       this.#log(`key ${task.ownerKeyId}: the credit of task ${task.id} not settled (released later)`, error);
       return priced === undefined ? undefined : { ...priced, cost: 0 };
@@ -223,6 +226,19 @@ export class Admission {
     const rate = ratePart(keyId, limit, now);
     const verdict = await this.#limiter.check({ now, rate });
     if (!verdict.admitted) throw rateLimited(limit, rate.expiresAt, now);
+  }
+
+  /**
+   * Settles a task's reservation. A task can end before its submitter has tied the reservation to
+   * it (a worker that finished within the submission's last step): a key with credit looks again
+   * a few times, briefly, before giving up.
+   */
+  async #settleTask(taskId: string, cost: number, expectReservation: boolean): Promise<number | undefined> {
+    for (let attempt = 0; ; attempt += 1) {
+      const charged = await this.#credits.settleTask(taskId, cost);
+      if (charged !== undefined || !expectReservation || attempt >= 10) return charged;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /** Reserves the most the call can cost at the key's prices of now (1113 when unpriced or not covered). */
