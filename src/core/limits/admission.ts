@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { costOf, type PricedUsage } from '../billing/model-price.ts';
-import { microsNumber } from '../billing/money-amount.ts';
+import type { PricedUsage } from '../billing/model-price.ts';
 import type { PriceTable } from '../billing/price-table.ts';
-import { taskBound } from '../billing/usage-bound.ts';
 import type { UsageRecord } from '../usage/usage-record.ts';
-import { creditExhausted, modelNotAllowed, modelNotPriced, quotaExhausted, rateLimited, tooManyConcurrent } from './admission-errors.ts';
+import { modelNotAllowed, quotaExhausted, rateLimited, tooManyConcurrent } from './admission-errors.ts';
 import type { CreditAccounts } from './credit-accounts.ts';
+import { CreditReservations, type CallCharges, type TaskReservation } from './credit-reservations.ts';
 import { slotCounter, windowCounter } from './key-counters.ts';
 import { concurrencyLimit, limitsModelCalls, type KeyPolicy } from './key-policy.ts';
 import type { CounterPart, LimitCheck, Limiter, LimitRefusal, SlotHold } from './limiter.ts';
@@ -27,13 +26,6 @@ export interface AdmissionTicket {
   settle(): Promise<void>;
   /** The record with its cost, charged against the reservation (never beyond it: the rest is not charged). */
   price(record: UsageRecord): UsageRecord;
-}
-
-/** Credit reserved for an async task at submission; the task's end settles it (Admission.taskEnded). */
-export interface TaskReservation {
-  attach(taskId: string): Promise<void>;
-  /** The submission failed: everything goes back. */
-  release(): Promise<void>;
 }
 
 export interface AdmissionOptions {
@@ -70,8 +62,7 @@ const maxRemembered = 10_000;
  */
 export class Admission {
   readonly #limiter: Limiter;
-  readonly #credits: CreditAccounts;
-  readonly #prices: PriceTable;
+  readonly #credit: CreditReservations;
   readonly #policyOf: (keyId: string) => Promise<KeyPolicy | undefined>;
   readonly #tokensSince: (keyId: string, since: number) => Promise<number>;
   readonly #now: () => number;
@@ -83,19 +74,16 @@ export class Admission {
   readonly #seeded = new Map<string, Promise<void>>();
   /** Slots of calls under way, renewed until their call ends so that only a dead node's slots lapse. */
   readonly #liveSlots = new Set<SlotHold>();
-  /** Credit reservations of calls under way on this node, renewed as the slots are. */
-  readonly #liveReservations = new Set<string>();
   readonly #renewTimer: NodeJS.Timeout;
 
   constructor(options: AdmissionOptions) {
     this.#limiter = options.limiter;
-    this.#credits = options.credits;
-    this.#prices = options.prices;
     this.#policyOf = options.policyOf;
     this.#tokensSince = options.tokensSince;
     this.#now = options.now ?? Date.now;
     this.#slotLeaseMs = options.slotLeaseMs ?? 30_000;
     this.#log = options.log;
+    this.#credit = new CreditReservations({ credits: options.credits, prices: options.prices, leaseMs: this.#slotLeaseMs, now: this.#now, log: this.#log });
     this.#renewTimer = setInterval(() => void this.#renewLeases(), Math.max(100, Math.floor(this.#slotLeaseMs / 3)));
     this.#renewTimer.unref();
   }
@@ -124,21 +112,20 @@ export class Admission {
       return undefined;
     }
     if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
-    const reservation = policy.credit === undefined || bound === undefined ? undefined : await this.#reserve(key.id, policy, model, bound());
+    const reservation = policy.credit === undefined || bound === undefined ? undefined : await this.#credit.reserve(key.id, policy, model, bound());
     try {
       const slot = await this.#checkLimits(key.id, policy, model, rateLimit);
-      return this.#ticket(key.id, slot, reservation);
+      const charges = reservation === undefined ? undefined : this.#credit.charges(key.id, reservation, () => this.#policies.get(key.id)?.policy);
+      return this.#ticket(key.id, slot, charges);
     } catch (error) {
-      if (reservation !== undefined)
-        await this.#logFailure(key.id, 'reservation not released (it lapses)', async () => void (await this.#credits.settle(reservation.id, 0)));
+      if (reservation !== undefined) await this.#credit.release(key.id, reservation);
       throw error;
     }
   }
 
   /** The record priced at the prices in force now (a call without a ticket: no reservation to charge against). */
   priced(record: UsageRecord, policy: KeyPolicy | undefined): UsageRecord {
-    const price = this.#prices.priceFor(policy, record.model);
-    return price === undefined ? record : { ...record, cost: microsNumber(costOf(record, price)) };
+    return this.#credit.priced(record, policy);
   }
 
   /**
@@ -153,20 +140,7 @@ export class Admission {
     readonly request: unknown;
   }): Promise<TaskReservation | undefined> {
     const policy = await this.#policy(submission.ownerKeyId);
-    if (policy?.credit === undefined) return undefined;
-    const { id } = await this.#reserve(submission.ownerKeyId, policy, submission.model, taskBound(submission.kind, submission.request));
-    // Renewed until it is tied to its task (or released): a node that dies in between loses it after the lease.
-    this.#liveReservations.add(id);
-    return {
-      attach: async (taskId) => {
-        await this.#credits.attach(id, taskId);
-        this.#liveReservations.delete(id);
-      },
-      release: async () => {
-        this.#liveReservations.delete(id);
-        await this.#credits.settle(id, 0);
-      },
-    };
+    return policy?.credit === undefined ? undefined : this.#credit.reserveForTask(submission.ownerKeyId, policy, submission);
   }
 
   /**
@@ -176,18 +150,14 @@ export class Admission {
    * released by the reconciler.
    */
   async taskEnded(task: { readonly id: string; readonly ownerKeyId: string }, record: UsageRecord | undefined): Promise<UsageRecord | undefined> {
-    let priced = record;
+    let policy: KeyPolicy | undefined;
     try {
-      const policy = await this.#policy(task.ownerKeyId);
-      priced = record === undefined ? undefined : this.priced(record, policy);
-      const charged = await this.#settleTask(task.id, priced?.cost ?? 0, policy?.credit !== undefined);
-      // A key with credit whose reservation was not found pays nothing: the ledger says what was charged.
-      if (policy?.credit !== undefined && charged === undefined) this.#log(`key ${task.ownerKeyId}: task ${task.id} ended without an open reservation`, undefined);
-      return priced === undefined || policy?.credit === undefined ? priced : { ...priced, cost: charged ?? 0 };
+      policy = await this.#policy(task.ownerKeyId);
     } catch (error) {
       this.#log(`key ${task.ownerKeyId}: the credit of task ${task.id} not settled (released later)`, error);
-      return priced === undefined ? undefined : { ...priced, cost: 0 };
+      return record === undefined ? undefined : { ...record, cost: 0 };
     }
+    return this.#credit.taskEnded(task, record, policy);
   }
 
   /**
@@ -216,8 +186,7 @@ export class Admission {
     clearInterval(this.#renewTimer);
     const slots = [...this.#liveSlots];
     this.#liveSlots.clear();
-    // Reservations of calls still under way lapse after their lease (the calls may yet end elsewhere).
-    this.#liveReservations.clear();
+    this.#credit.close();
     await Promise.allSettled(slots.map((slot) => this.#limiter.releaseSlot(slot)));
   }
 
@@ -226,29 +195,6 @@ export class Admission {
     const rate = ratePart(keyId, limit, now);
     const verdict = await this.#limiter.check({ now, rate });
     if (!verdict.admitted) throw rateLimited(limit, rate.expiresAt, now);
-  }
-
-  /**
-   * Settles a task's reservation. A task can end before its submitter has tied the reservation to
-   * it (a worker that finished within the submission's last step): a key with credit looks again
-   * a few times, briefly, before giving up.
-   */
-  async #settleTask(taskId: string, cost: number, expectReservation: boolean): Promise<number | undefined> {
-    for (let attempt = 0; ; attempt += 1) {
-      const charged = await this.#credits.settleTask(taskId, cost);
-      if (charged !== undefined || !expectReservation || attempt >= 10) return charged;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  /** Reserves the most the call can cost at the key's prices of now (1113 when unpriced or not covered). */
-  async #reserve(keyId: string, policy: KeyPolicy, model: string, bound: PricedUsage): Promise<{ readonly id: string; readonly amount: number }> {
-    const price = this.#prices.priceFor(policy, model);
-    if (price === undefined) throw modelNotPriced(model);
-    const amount = microsNumber(costOf(bound, price));
-    const id = await this.#credits.reserve(keyId, model, amount, this.#now() + this.#slotLeaseMs);
-    if (id === undefined) throw creditExhausted((await this.#credits.balance(keyId)) ?? 0, amount);
-    return { id, amount };
   }
 
   /** Quotas, rate and concurrency in one limiter step; the slot taken, if any. */
@@ -278,12 +224,9 @@ export class Admission {
     return check.slot;
   }
 
-  /** The ticket of an admitted call: its slot freed at `finish`, its reservation settled at `settle` to what its records were charged. */
-  #ticket(keyId: string, slot: SlotHold | undefined, reservation: { readonly id: string; readonly amount: number } | undefined): AdmissionTicket {
-    if (reservation !== undefined) this.#liveReservations.add(reservation.id);
+  /** The ticket of an admitted call: its slot freed at `finish`, its reservation's charges settled at `settle`. */
+  #ticket(keyId: string, slot: SlotHold | undefined, charges: CallCharges | undefined): AdmissionTicket {
     let finished = false;
-    let settled = false;
-    let charged = 0;
     return {
       finish: async () => {
         if (finished || slot === undefined) return;
@@ -291,22 +234,8 @@ export class Admission {
         this.#liveSlots.delete(slot);
         await this.#logFailure(keyId, 'slot not freed (it lapses)', () => this.#limiter.releaseSlot(slot));
       },
-      settle: async () => {
-        if (settled || reservation === undefined) return;
-        settled = true;
-        await this.#logFailure(keyId, 'reservation not settled (released after its lease)', async () => {
-          await this.#credits.settle(reservation.id, charged);
-          this.#liveReservations.delete(reservation.id);
-        });
-      },
-      price: (record) => {
-        const priced = this.priced(record, this.#policies.get(keyId)?.policy);
-        if (reservation === undefined) return priced;
-        // After the settlement, or beyond the reservation, nothing more is charged: the ledger says what was.
-        const cost = settled ? 0 : Math.min(priced.cost ?? 0, reservation.amount - charged);
-        charged += cost;
-        return { ...priced, cost };
-      },
+      settle: async () => charges?.settle(),
+      price: (record) => (charges === undefined ? this.priced(record, this.#policies.get(keyId)?.policy) : charges.price(record)),
     };
   }
 
@@ -367,16 +296,14 @@ export class Admission {
   }
 
   async #renewLeases(): Promise<void> {
-    const now = this.#now();
-    const leaseUntil = now + this.#slotLeaseMs;
-    await Promise.all([
-      this.#liveSlots.size === 0
-        ? undefined
-        : this.#limiter.renewSlots([...this.#liveSlots], leaseUntil, now).catch((error: unknown) => this.#log('concurrency slots not renewed', error)),
-      this.#liveReservations.size === 0
-        ? undefined
-        : this.#credits.renew([...this.#liveReservations], leaseUntil).catch((error: unknown) => this.#log('credit reservations not renewed', error)),
-    ]);
+    const renewSlots = async () => {
+      if (this.#liveSlots.size === 0) return;
+      const now = this.#now();
+      await this.#limiter
+        .renewSlots([...this.#liveSlots], now + this.#slotLeaseMs, now)
+        .catch((error: unknown) => this.#log('concurrency slots not renewed', error));
+    };
+    await Promise.all([renewSlots(), this.#credit.renew()]);
   }
 }
 
