@@ -14,7 +14,7 @@ export interface KeyView {
   readonly createdAt: number;
   readonly revokedAt: number | null;
   readonly policy: KeyPolicy | undefined;
-  /** Credit held for submitted work that has not ended yet (micro-units); 0 without credit. */
+  /** Credit reserved for calls and tasks that have not ended yet (micro-units); 0 without credit. */
   readonly creditHeld: number;
 }
 

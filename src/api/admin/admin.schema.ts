@@ -26,7 +26,7 @@ export const KeyObject = Type.Object({
   revoked_at: Type.Union([Type.Integer(), Type.Null()], { description: 'Unix timestamp, seconds; null while active.' }),
   scope: Type.Union([Type.Literal('user'), Type.Literal('admin')]),
   policy: Type.Union([KeyPolicy, Type.Null()], { description: 'null: no limits.' }),
-  credit_held: Type.Integer({ description: 'Credit held for submitted work that has not ended (micro-units).' }),
+  credit_held: Type.Integer({ description: 'Credit reserved for calls and tasks that have not ended (micro-units).' }),
 });
 
 export const CreatedKey = Type.Object({
