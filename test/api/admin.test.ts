@@ -155,6 +155,7 @@ describe('admin API: keys, policies and usage (/admin)', () => {
       ['/admin/keys/{id}', 'patch'],
       ['/admin/keys/{id}', 'delete'],
       ['/admin/usage', 'get'],
+      ['/admin/keys/{id}/top-up', 'post'],
     ] as const) {
       assert.deepEqual(document.paths[path]?.[method]?.tags, ['admin'], `${method} ${path}`);
     }
@@ -189,5 +190,24 @@ describe('CLI keys commands run the same operations as the admin API', () => {
     } finally {
       await platform.close();
     }
+  });
+
+  it('keys top-up adds whole micro-units to a key with credit, and refuses anything else', async () => {
+    const environment = { MODEL_PLATFORM_DATA_DIR: dataDir };
+    const created = await runCli(['keys', 'create', '--name', 'prepaid', '--policy', '{"credit":{"balance":100}}'], environment);
+    assert.equal(created.code, 0, created.stderr);
+    const id = created.stdout.trim().split('.')[0] ?? '';
+    const added = await runCli(['keys', 'top-up', id, '5000000'], environment);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /the balance is 5000100/);
+    for (const amount of ['1.5', '-3', '0', 'ten']) {
+      const refused = await runCli(['keys', 'top-up', id, amount], environment);
+      assert.equal(refused.code, 2, `${amount}: ${refused.stdout}`);
+      assert.match(refused.stderr, /micro-units/);
+    }
+    const plain = await runCli(['keys', 'create', '--name', 'no-credit'], environment);
+    const refused = await runCli(['keys', 'top-up', plain.stdout.trim().split('.')[0] ?? '', '10'], environment);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /credit section/);
   });
 });
