@@ -7,6 +7,8 @@ import type { TaskHandler, TaskRecord } from '../../src/core/tasks/task.ts';
 import type { Platform } from '../../src/platform/open-platform.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, vllmCompletion, vllmUsageChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
+import { startFakeOpenAiImagesServer, type FakeOpenAiImagesServer } from '../helpers/fake-openai-images-server.ts';
+import { samplePng } from '../helpers/media-samples.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 import { creditNodes, waitFor } from './credit-test-kit.ts';
 
@@ -175,6 +177,41 @@ describe('prices and prepaid credit on sync calls', () => {
     });
     assert.equal(response.statusCode, 200);
     assert.equal(response.json<{ policy: { credit: { balance: number } } }>().policy.credit.balance, 5_000_010);
+  });
+});
+
+describe('prepaid credit on sync image calls', () => {
+  let engine: FakeOpenAiImagesServer;
+  let test: TestPlatform;
+  before(async () => {
+    engine = await startFakeOpenAiImagesServer();
+    test = await startTestPlatform({
+      config: {
+        models: { 'my-painter': { backend: 'openai-images', baseUrl: engine.baseUrl, upstreamModel: 'dall-e-3' } },
+        billing: { prices: { 'my-painter': { perCall: 10, perImage: 40_000 } } },
+      },
+    });
+  });
+  after(async () => {
+    await test.close();
+    await engine.close();
+  });
+
+  it('reserves one image, keeps perCall + perImage for a generated one, and nothing for a refused one', async () => {
+    const { key } = await test.platform.keyAdmin.create({ policy: { credit: { balance: 100_000 } } });
+    const keyId = idOf(key);
+    const generate = () => postJson({ ...test, authorization: `Bearer ${key}` }, '/paas/v4/images/generations', { model: 'my-painter', prompt: 'a cat' });
+    engine.reply({ kind: 'b64', images: [await samplePng(8, 8)] });
+    assert.equal((await generate()).statusCode, 200);
+    engine.reply({ kind: 'error', status: 500, message: 'the GPU fell over' });
+    assert.ok((await generate()).statusCode >= 500);
+    await waitFor(
+      async () => (await test.platform.keyAdmin.get(keyId))?.creditHeld,
+      (held) => held === 0,
+      'settled',
+    );
+    assert.equal(await test.platform.credits.balance(keyId), 100_000 - 40_010);
+    assert.equal(await ledgerSpend(test.platform, keyId), 40_010);
   });
 });
 
