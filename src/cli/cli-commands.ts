@@ -105,6 +105,16 @@ export const cliCommands: readonly CliCommand[] = [
     run: async (args, flags) => (await import('./keys.command.ts')).runKeys(['policy', ...args], flags),
   },
   {
+    words: ['keys', 'top-up'],
+    argumentsUsage: '<id> <micro-units>',
+    minArguments: 2,
+    maxArguments: 2,
+    options: storage,
+    summary: "add to a key's prepaid credit",
+    details: 'Adds in one step (calls running meanwhile keep their reservations). For example, 5 units: model-platform keys top-up <id> 5000000',
+    run: async (args, flags) => (await import('./keys.command.ts')).runKeys(['top-up', ...args], flags),
+  },
+  {
     words: ['config', 'check'],
     minArguments: 0,
     maxArguments: 0,

@@ -52,6 +52,24 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
         }),
       );
     }
+    case 'top-up': {
+      // Whole micro-units only: a typo must not become a fraction of money.
+      if (id === undefined || policyText === undefined || !/^[1-9]\d{0,15}$/.test(policyText) || !Number.isSafeInteger(Number(policyText))) {
+        return fail(`${groupUsage('keys')}\nkeys top-up <id> <micro-units>: a whole number of micro-units above 0 (1 unit = 1000000)`);
+      }
+      const amount = Number(policyText);
+      return withPlatform(flags, (platform) =>
+        reportingErrors(async () => {
+          const view = await platform.keyAdmin.topUp(id, amount);
+          if (view === undefined) {
+            console.error(`No key with id ${id}.`);
+            return 1;
+          }
+          console.log(`Added ${amount} micro-units to ${id}: the balance is ${view.policy?.credit?.balance ?? 0}.`);
+          return 0;
+        }),
+      );
+    }
     default:
       return fail(groupUsage('keys'));
   }

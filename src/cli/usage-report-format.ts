@@ -1,3 +1,4 @@
+import { microsDecimal } from '../core/billing/money-amount.ts';
 import type { UsageGrouping, UsageReportRow } from '../store/usage/usage-report-repository.ts';
 
 interface Column {
@@ -38,6 +39,8 @@ const sumColumns: readonly Column[] = [
   count('videos', (row) => row.videos, true),
   count('searches', (row) => row.searches, true),
   count('urls_read', (row) => row.urlsRead, true),
+  count('spend_micros', (row) => row.cost, false),
+  { title: 'spend', value: (row) => microsDecimal(row.cost), numeric: true, unit: false },
 ];
 
 function columnsOf(by: readonly UsageGrouping[]): Column[] {
@@ -82,5 +85,6 @@ function totalOf(rows: readonly UsageReportRow[]): UsageReportRow {
     videos: sum((row) => row.videos),
     searches: sum((row) => row.searches),
     urlsRead: sum((row) => row.urlsRead),
+    cost: sum((row) => row.cost),
   };
 }

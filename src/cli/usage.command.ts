@@ -16,7 +16,8 @@ export interface UsageFlags extends CliFlags {
 
 const usageHelp =
   'Usage: model-platform usage report [--by day|key|model|endpoint[,...]] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--format table|csv]\n' +
-  '  Sums of calls, tokens and units by UTC day (default), key, model or endpoint, or several of them\n' +
+  '  Sums of calls, tokens, units and spend (micro-units and decimal) by UTC day (default), key, model\n' +
+  '  or endpoint, or several of them\n' +
   '  (--by key,model). --from and --to are inclusive UTC days; by default the last 30 days.';
 
 /** Days the report covers by default, today included. */

@@ -1,13 +1,14 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { AdmittedKey, Admission, AdmissionTicket, CallCharge } from '../core/limits/admission.ts';
+import type { PricedUsage } from '../core/billing/model-price.ts';
+import type { AdmittedKey, Admission, AdmissionTicket } from '../core/limits/admission.ts';
 import { inSpan, platformTracer } from '../core/telemetry/tracing.ts';
 import type { App } from './app-types.ts';
 import { routeOf } from './route-of.ts';
 
 /**
  * How a route takes part in admission, declared in its `config.admission` beside its schema:
- * which model a call names, and what a completed call is charged (task submissions pay through
- * the credit their task holds; tokens are paid from the usage records).
+ * which model a call names, and the most a call can use, reserved from a key's credit before the
+ * handler runs (absent: the call reserves nothing itself; the task it submits does).
  */
 export interface RouteAdmission {
   /**
@@ -15,7 +16,7 @@ export interface RouteAdmission {
    * calls `admitLateCall`); `none` for routes without a model (only the rate limit applies).
    */
   readonly model: 'none' | 'late' | ((body: Record<string, unknown>) => string | undefined);
-  readonly charge: CallCharge;
+  readonly bound?: (body: Record<string, unknown>) => PricedUsage;
 }
 
 /** A registered route and the admission rule its config declares, for the route-table walk (test/limits). */
@@ -39,22 +40,24 @@ declare module 'fastify' {
     admittedRoutes: readonly AdmittedRoute[];
   }
   interface FastifyRequest {
-    /** Set on `late` routes: admits the call once the handler knows its model. */
-    admitLateCall: ((model: string) => Promise<void>) | undefined;
+    /** Set on `late` routes: admits the call once the handler knows its model and the most it can use. */
+    admitLateCall: ((model: string, bound: (() => PricedUsage) | undefined) => Promise<void>) | undefined;
+    /** The admitted model call's ticket: its usage records are priced and charged through it. */
+    admissionTicket: AdmissionTicket | undefined;
   }
 }
 
 /** A route that calls no model: only the key's rate limit applies. */
-export const rateLimitOnly: RouteAdmission = { model: 'none', charge: 'none' };
+export const rateLimitOnly: RouteAdmission = { model: 'none' };
 
-/** A route whose body names the model of its call in `field`; a completed call is charged `charge`. */
-export function modelInBody(field: string, charge: CallCharge): RouteAdmission {
+/** A route whose body names the model of its call in `field`; `bound`: the most a call uses (absent: its task reserves). */
+export function modelInBody(field: string, bound?: (body: Record<string, unknown>) => PricedUsage): RouteAdmission {
   return {
     model: (body) => {
       const value = body[field];
       return typeof value === 'string' ? value : undefined;
     },
-    charge,
+    ...(bound === undefined ? {} : { bound }),
   };
 }
 
@@ -64,14 +67,19 @@ export function modelInBody(field: string, charge: CallCharge): RouteAdmission {
  * - onRequest, right after authentication: the key's rate limit, before any body is read, on
  *   routes without a model and `late` ones;
  * - preHandler: on routes whose model is in the body, the rate and the model call (allowed
- *   models, credit, quotas, concurrency) in one limiter step; the ticket finishes when the
- *   response is done or the client leaves (a stream holds its slot until then).
+ *   models, credit reservation, quotas, concurrency) in one limiter step; the ticket frees its
+ *   slot when the response is done or the client leaves (a stream holds its slot until then),
+ *   and settles its reservation when the handler is done (usage is recorded in the handler, a
+ *   cut stream's too, after the client left) or, for a request the handler never ran for, at
+ *   the response's end.
  * Returns the routes as registered, for the route-table walk.
  */
 export function installAdmission(app: App, admission: Admission): AdmittedRoute[] {
   const routes: AdmittedRoute[] = [];
   app.decorateRequest('admitLateCall', undefined);
+  app.decorateRequest('admissionTicket', undefined);
   app.addHook('onRoute', (route: RouteOptions) => {
+    settleAfterHandler(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const routePath = (route as RouteOptions & { routePath?: string }).routePath ?? route.url;
     // Read when asked: scopes' own onRoute hooks (the docs pages') mark routes public after this one runs.
@@ -102,7 +110,7 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
     if (!countedByCall) await admitRequest(admission, key);
   });
 
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', async (request) => {
     const key = request.apiKey;
     // A key without a policy was remembered in onRequest and has nothing to check here.
     if (key?.policy === undefined) return;
@@ -110,11 +118,11 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
     if (rule.model === 'none') return;
     if (rule.model === 'late') {
       let admitted = false;
-      request.admitLateCall = async (model) => {
+      request.admitLateCall = async (model, bound) => {
         if (admitted) throw new Error('a call is admitted once');
         admitted = true;
-        const ticket = await admitCall(admission, key, model, rule.charge, false);
-        if (ticket !== undefined) finishWithResponse(request, reply, ticket);
+        const ticket = await admitCall(admission, key, model, bound, false);
+        if (ticket !== undefined) keepTicket(request, ticket);
       };
       return;
     }
@@ -124,20 +132,21 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
       await admitRequest(admission, key);
       return;
     }
-    const ticket = await admitCall(admission, key, model, rule.charge, true);
-    if (ticket !== undefined) finishWithResponse(request, reply, ticket);
+    const bound = rule.bound;
+    const ticket = await admitCall(admission, key, model, bound === undefined ? undefined : () => bound(request.body as Record<string, unknown>), true);
+    if (ticket !== undefined) keepTicket(request, ticket);
   });
   return routes;
 }
 
 /**
  * For `late` routes: the handler names the model once it has read it (the same admission as every
- * route). A key without a policy has nothing to admit (the preHandler leaves such requests alone).
+ * route), and the most the call can use (asked only of a key with credit, after its other checks). A key without a policy has nothing to admit (the preHandler leaves such requests alone).
  */
-export async function admitLateCall(request: FastifyRequest, model: string): Promise<void> {
+export async function admitLateCall(request: FastifyRequest, model: string, bound?: () => PricedUsage): Promise<void> {
   if (request.apiKey?.policy === undefined) return;
   if (request.admitLateCall === undefined) throw new Error(`route ${request.routeOptions.url ?? ''} does not declare a 'late' model in its admission config`);
-  await request.admitLateCall(model);
+  await request.admitLateCall(model, bound);
 }
 
 /** The key's rate limit, in an `admission` span while tracing is on (the limiter's Redis calls are its children). */
@@ -147,9 +156,15 @@ function admitRequest(admission: Admission, key: AdmittedKey): Promise<void> {
 }
 
 /** A model call's admission (models, credit, quotas, concurrency), in an `admission` span while tracing is on. */
-function admitCall(admission: Admission, key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): Promise<AdmissionTicket | undefined> {
-  if (platformTracer() === undefined) return admission.admitCall(key, model, charge, countRate);
-  return inSpan('admission', () => admission.admitCall(key, model, charge, countRate), {
+function admitCall(
+  admission: Admission,
+  key: AdmittedKey,
+  model: string,
+  bound: (() => PricedUsage) | undefined,
+  countRate: boolean,
+): Promise<AdmissionTicket | undefined> {
+  if (platformTracer() === undefined) return admission.admitCall(key, model, bound, countRate);
+  return inSpan('admission', () => admission.admitCall(key, model, bound, countRate), {
     'model_platform.admission': 'call',
     'model_platform.key_id': key.id,
     'gen_ai.request.model': model,
@@ -161,9 +176,34 @@ function ruleOf(request: FastifyRequest): RouteAdmission {
 }
 
 /**
- * A completed call is one whose whole answer was handed over with a status below 400 (a client
- * that left mid-stream never got it); a stream holds its slot until then.
+ * The request's ticket: a stream holds its slot until the response ends. Its reservation settles
+ * when the handler is done (settleAfterHandler); a request refused before its handler ran (a
+ * later hook) settles at the response's end, with nothing recorded, so nothing charged.
  */
-function finishWithResponse(request: FastifyRequest, reply: FastifyReply, ticket: AdmissionTicket): void {
-  request.responseEnd.onEnd((complete) => void ticket.finish(complete && reply.raw.statusCode < 400));
+function keepTicket(request: FastifyRequest, ticket: AdmissionTicket): void {
+  request.admissionTicket = ticket;
+  request.responseEnd.onEnd(() => {
+    void ticket.finish();
+    if (!handlerStarted.has(request)) void ticket.settle();
+  });
+}
+
+/** Requests whose handler has started: their ticket settles when it is done, not at the response's end. */
+const handlerStarted = new WeakSet<FastifyRequest>();
+
+/**
+ * Wraps the route's handler so that the call's credit reservation settles once the handler is
+ * done, when every usage record of the call has been made: a stream cut by its client records
+ * what was produced after the response ended.
+ */
+function settleAfterHandler(route: RouteOptions): void {
+  const handler = route.handler;
+  route.handler = async function settlingHandler(this: unknown, request: FastifyRequest, reply: FastifyReply) {
+    handlerStarted.add(request);
+    try {
+      return await (handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown).call(this, request, reply);
+    } finally {
+      if (request.admissionTicket !== undefined) void request.admissionTicket.settle();
+    }
+  } as RouteOptions['handler'];
 }

@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   app.addHook('onRequest', identifyAndAuthenticate(deps.authenticator, watchShutdown(app)));
   // Key limits on every route: rate right after authentication, model calls before the handler.
   app.decorate('admittedRoutes', installAdmission(app, deps.admission));
-  installUsageRecording(app, deps.usage);
+  installUsageRecording(app, deps.usage, deps.admission);
   app.addHook('preValidation', prepareBody);
   app.setErrorHandler(handleError);
   // Before any route exists, so that every route's answers are checked (tests only).

@@ -1,11 +1,11 @@
 import { formatApiKey } from '../core/auth/api-key.ts';
 import type { StoredKey } from '../core/auth/stored-key.ts';
-import { invalidField } from '../core/errors/api-error.ts';
+import { ApiError, invalidField } from '../core/errors/api-error.ts';
 import { createAjv } from '../core/json-schema/create-ajv.ts';
 import { KeyPolicySchema, type KeyPolicy } from '../core/limits/key-policy.ts';
 import type { ApiKeyRepository } from '../store/api-key-repository.ts';
 import type { CreditRepository } from '../store/credit-repository.ts';
-import type { UsageSummaryQuery, UsageSummaryRow, UsageSummaryRepository } from '../store/usage-summary-repository.ts';
+import type { UsageReportQuery, UsageReportRepository, UsageReportRow } from '../store/usage/usage-report-repository.ts';
 
 /** A key as operators see it: never its secret; the policy with the current credit balance. */
 export interface KeyView {
@@ -14,14 +14,14 @@ export interface KeyView {
   readonly createdAt: number;
   readonly revokedAt: number | null;
   readonly policy: KeyPolicy | undefined;
-  /** Credit held for submitted work that has not ended yet (micro-units); 0 without credit. */
+  /** Credit reserved for calls and tasks that have not ended yet (micro-units); 0 without credit. */
   readonly creditHeld: number;
 }
 
 export interface KeyAdminDependencies {
   readonly keys: ApiKeyRepository;
   readonly credits: CreditRepository;
-  readonly usage: UsageSummaryRepository;
+  readonly reports: UsageReportRepository;
   /** Called after a key's policy or state changed, so this process's auth cache forgets it at once. */
   readonly changed: (id: string) => void;
 }
@@ -77,8 +77,28 @@ export class KeyAdmin {
     return revoked;
   }
 
-  usage(query: UsageSummaryQuery): Promise<UsageSummaryRow[]> {
-    return this.#deps.usage.summarize(query);
+  /**
+   * Adds `amount` micro-units to the key's balance in one statement; undefined when there is no
+   * such key. A key without credit in its policy is refused: a balance it never spends from
+   * would only mislead.
+   */
+  async topUp(id: string, amount: number): Promise<KeyView | undefined> {
+    const key = await this.#deps.keys.findKey(id);
+    if (key === undefined) return undefined;
+    if (key.policy?.credit === undefined) {
+      throw new ApiError(
+        '1214',
+        `The API key ${id} pays from no prepaid credit: give its policy a credit section first (keys policy, PATCH /admin/keys/{id}).`,
+      );
+    }
+    await this.#deps.credits.topUp(id, amount);
+    this.#deps.changed(id);
+    return this.#view(key);
+  }
+
+  /** Usage and spend from the daily rollups, by the groupings asked. */
+  usage(query: UsageReportQuery): Promise<UsageReportRow[]> {
+    return this.#deps.reports.report(query);
   }
 
   async #viewOf(id: string): Promise<KeyView> {
@@ -110,5 +130,5 @@ function checkPolicy(input: unknown): KeyPolicy {
 /** The policy as stored: without the balance, which lives in key_credits. */
 function storedPolicy(policy: KeyPolicy): KeyPolicy {
   if (policy.credit?.balance === undefined) return policy;
-  return { ...policy, credit: { prices: policy.credit.prices } };
+  return { ...policy, credit: policy.credit.prices === undefined ? {} : { prices: policy.credit.prices } };
 }

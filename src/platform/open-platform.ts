@@ -12,7 +12,7 @@ import { startUsageRetention } from '../core/usage/usage-retention.ts';
 import { taskUsage } from '../core/usage/task-usage.ts';
 import type { KeyAdmin } from './key-admin.ts';
 import type { Admission } from '../core/limits/admission.ts';
-import { withCreditHolds } from '../core/limits/credit-holding-tasks.ts';
+import { withCreditReservations } from '../core/limits/credit-reserving-tasks.ts';
 import { MeteredUsageRecorder } from '../core/limits/metered-usage-recorder.ts';
 import { openKeyLimits } from './open-key-limits.ts';
 import { SharedDeploymentSlots } from '../limits/shared-deployment-slots.ts';
@@ -52,6 +52,7 @@ import type { Readiness } from '../core/health/readiness.ts';
 import { createReadiness } from './readiness-checks.ts';
 import type { TaskWorkers, TaskTuning } from '../tasks/task-workers.ts';
 import { failureLog } from '../core/logging/logger.ts';
+import { PriceTable } from '../core/billing/price-table.ts';
 import { createLogger, type PlatformLogger } from './create-logger.ts';
 
 /** The composed, storage-backed parts the server, the worker and the CLI share. */
@@ -133,7 +134,14 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   });
   metrics.collectQueueDepth(taskQueueDepth(database));
   const reader = createWebReader({ database, config, dataDir: settings.dataDir, log: failureLog(logger, 'warn') });
-  const limits = openKeyLimits({ database, keys, redisUrl: settings.redisUrl, changed: (id) => authenticator.forget(id), log: logFailure });
+  const limits = openKeyLimits({
+    database,
+    keys,
+    redisUrl: settings.redisUrl,
+    prices: new PriceTable(config.billing),
+    changed: (id) => authenticator.forget(id),
+    log: logFailure,
+  });
   const backends = new ModelBackends(
     models,
     backendFactories,
@@ -156,7 +164,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   const files = new BlobFileStore(new FileRepository(database), blobs);
   // Async chat calls' media given by URL, fetched by the workers through the SSRF guard as the chat route does.
   const chatMediaFetcher = createChatMediaFetcher(config.fetch?.allow ?? [], 'async chat media');
-  const tasks = withCreditHolds(
+  const tasks = withCreditReservations(
     createTaskService({
       database,
       redisUrl: settings.redisUrl,
@@ -164,9 +172,12 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       log: logFailure,
       onTaskFinished: (kind, outcome, task, result) => {
         metrics.taskFinished(kind, outcome);
-        // Generated images and videos count in the ledger when their task succeeds, once (the fenced write's worker).
+        // Generated images and videos count in the ledger when their task succeeds, once (the fenced
+        // write's worker), priced then; the task's credit reservation settles to that cost (0 on failure).
         const record = outcome === 'success' ? taskUsage(task, result) : undefined;
-        if (record !== undefined) usage.record(record);
+        void limits.admission.taskEnded(task, record).then((priced) => {
+          if (priced !== undefined) usage.record(priced);
+        });
       },
       handlers: options.taskHandlers ?? [
         ...createMediaTaskHandlers({ backends, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),

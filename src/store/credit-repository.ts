@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
-import type { CreditAccounts, CreditHold } from '../core/limits/credit-accounts.ts';
+import { sql } from 'kysely';
+import type { CreditAccounts } from '../core/limits/credit-accounts.ts';
 import type { Database } from './database.ts';
-import type { DatabaseSchema } from './database-schema.ts';
-
-/** A hold never tied to a task (its node died between hold and submit) is given back after this. */
-const orphanHoldMs = 10 * 60_000;
 
 /**
- * Prepaid credit in the database (tables `key_credits`, `credit_holds`, migration 0008). Every
- * change of a balance is one conditional UPDATE, or a transaction whose first statement moves a
- * hold out of `held`: on PostgreSQL a second node doing the same waits for the row and then
- * finds it no longer held, so a hold is settled or released exactly once.
+ * A task that ended this long ago with its reservation still open lost its settlement (the node
+ * that ran it died in between, or the task ended by its deadline): the reservation is released.
+ */
+const unsettledTaskMs = 60_000;
+
+/**
+ * Prepaid credit in the database (tables `key_credits` and `credit_holds`, migrations 0008 and
+ * 0012). Each change of a balance is one conditional statement or a transaction whose first
+ * statement moves a reservation out of `held`: on PostgreSQL a second node doing the same waits
+ * for the row lock and then finds the balance lower or the reservation no longer held; on SQLite
+ * the write lock serializes them. So a balance never goes below zero and a reservation is settled
+ * exactly once, on any number of nodes.
  */
 export class CreditRepository implements CreditAccounts {
   readonly #database: Database;
@@ -25,7 +29,7 @@ export class CreditRepository implements CreditAccounts {
     return row === undefined ? undefined : Number(row.balance);
   }
 
-  /** Sets the spendable balance (an operator's top-up or correction); open holds stay as they are. */
+  /** Sets the spendable balance (an operator's correction); open reservations stay as they are. */
   async setBalance(keyId: string, balance: number): Promise<void> {
     const now = Date.now();
     await this.#database.db
@@ -35,7 +39,19 @@ export class CreditRepository implements CreditAccounts {
       .execute();
   }
 
-  /** The credit held for work not finished yet. */
+  /** Adds to the balance in one statement (calls running meanwhile keep their reservations); the balance after. */
+  async topUp(keyId: string, amount: number): Promise<number> {
+    const now = Date.now();
+    const row = await this.#database.db
+      .insertInto('key_credits')
+      .values({ key_id: keyId, balance: amount, updated_at: now })
+      .onConflict((conflict) => conflict.column('key_id').doUpdateSet({ balance: sql<number>`key_credits.balance + ${amount}`, updated_at: now }))
+      .returning('balance')
+      .executeTakeFirstOrThrow();
+    return Number(row.balance);
+  }
+
+  /** The credit reserved for calls and tasks not finished yet. */
   async held(keyId: string): Promise<number> {
     const row = await this.#database.db
       .selectFrom('credit_holds')
@@ -46,17 +62,9 @@ export class CreditRepository implements CreditAccounts {
     return Number(row.total ?? 0);
   }
 
-  async charge(keyId: string, amount: number): Promise<void> {
-    await this.#database.db
-      .updateTable('key_credits')
-      .set({ balance: sql<number>`balance - ${amount}`, updated_at: Date.now() })
-      .where('key_id', '=', keyId)
-      .execute();
-  }
-
-  async hold(keyId: string, model: string, amount: number): Promise<CreditHold | undefined> {
+  async reserve(keyId: string, model: string, amount: number, leaseUntil: number): Promise<string | undefined> {
     const id = randomUUID();
-    const held = await this.#database.db.transaction().execute(async (transaction) => {
+    const reserved = await this.#database.db.transaction().execute(async (transaction) => {
       const now = Date.now();
       const taken = await transaction
         .updateTable('key_credits')
@@ -67,77 +75,96 @@ export class CreditRepository implements CreditAccounts {
       if (Number(taken.numUpdatedRows) === 0) return false;
       await transaction
         .insertInto('credit_holds')
-        .values({ id, key_id: keyId, task_id: null, model, amount, state: 'held', created_at: now, updated_at: now })
+        .values({ id, key_id: keyId, task_id: null, model, amount, state: 'held', lease_until: leaseUntil, spent: 0, created_at: now, updated_at: now })
         .execute();
       return true;
     });
-    if (!held) return undefined;
-    return {
-      id,
-      attach: async (taskId) => {
-        await this.#database.db.updateTable('credit_holds').set({ task_id: taskId, updated_at: Date.now() }).where('id', '=', id).execute();
-      },
-      release: async () => {
-        await this.#finish(id, 'released');
-      },
-    };
+    return reserved ? id : undefined;
   }
 
-  async reconcile(now: number): Promise<{ settled: number; released: number }> {
-    const ended = await this.#database.db
-      .selectFrom('credit_holds')
-      .innerJoin('tasks', 'tasks.id', 'credit_holds.task_id')
-      .select(['credit_holds.id as id', 'tasks.status as status'])
-      .where('credit_holds.state', '=', 'held')
-      .where('tasks.state', '=', 'done')
-      .limit(1000)
+  async attach(reservationId: string, taskId: string): Promise<void> {
+    await this.#database.db
+      .updateTable('credit_holds')
+      .set({ task_id: taskId, lease_until: null, updated_at: Date.now() })
+      .where('id', '=', reservationId)
+      .where('state', '=', 'held')
       .execute();
-    const orphans = await this.#database.db
+  }
+
+  async renew(reservationIds: readonly string[], leaseUntil: number): Promise<void> {
+    if (reservationIds.length === 0) return;
+    await this.#database.db
+      .updateTable('credit_holds')
+      .set({ lease_until: leaseUntil })
+      .where('id', 'in', reservationIds)
+      .where('state', '=', 'held')
+      .where('task_id', 'is', null)
+      .execute();
+  }
+
+  settle(reservationId: string, spent: number): Promise<number | undefined> {
+    return this.#finish(reservationId, spent);
+  }
+
+  async settleTask(taskId: string, spent: number): Promise<number | undefined> {
+    const row = await this.#database.db.selectFrom('credit_holds').select('id').where('task_id', '=', taskId).where('state', '=', 'held').executeTakeFirst();
+    return row === undefined ? undefined : this.#finish(row.id, spent);
+  }
+
+  async reconcile(now: number): Promise<{ released: number }> {
+    const lapsed = await this.#database.db
       .selectFrom('credit_holds')
       .select('id')
       .where('state', '=', 'held')
       .where('task_id', 'is', null)
-      .where('created_at', '<', now - orphanHoldMs)
+      .where('lease_until', '<', now)
       .limit(1000)
       .execute();
-    let settled = 0;
+    const unsettled = await this.#database.db
+      .selectFrom('credit_holds')
+      .innerJoin('tasks', 'tasks.id', 'credit_holds.task_id')
+      .select('credit_holds.id as id')
+      .where('credit_holds.state', '=', 'held')
+      .where('tasks.state', '=', 'done')
+      .where('tasks.updated_at', '<', now - unsettledTaskMs)
+      .limit(1000)
+      .execute();
     let released = 0;
-    for (const hold of ended) {
-      const outcome = hold.status === 'SUCCESS' ? 'settled' : 'released';
-      if (await this.#finish(hold.id, outcome)) {
-        if (outcome === 'settled') settled += 1;
-        else released += 1;
-      }
-    }
-    for (const hold of orphans) if (await this.#finish(hold.id, 'released')) released += 1;
-    return { settled, released };
+    for (const { id } of [...lapsed, ...unsettled]) if ((await this.#finish(id, 0)) !== undefined) released += 1;
+    return { released };
   }
 
   /**
-   * Moves a hold out of `held`, once: settling keeps the amount spent; releasing gives it back.
-   * True when this call did it (false: another node or an earlier sweep already had).
+   * Moves a reservation out of `held`, once, keeping `spent` (at most its amount) and giving the
+   * rest back in the same transaction. The amount kept; undefined when another node or an earlier
+   * sweep already had finished it.
    */
-  async #finish(id: string, outcome: 'settled' | 'released'): Promise<boolean> {
+  async #finish(id: string, spent: number): Promise<number | undefined> {
     return this.#database.db.transaction().execute(async (transaction) => {
       const now = Date.now();
+      const kept = Math.max(0, Math.floor(spent));
       const row = await transaction
         .updateTable('credit_holds')
-        .set({ state: outcome, updated_at: now })
+        .set({
+          state: kept > 0 ? 'settled' : 'released',
+          spent: sql<number>`CASE WHEN amount < ${kept} THEN amount ELSE ${kept} END`,
+          lease_until: null,
+          updated_at: now,
+        })
         .where('id', '=', id)
         .where('state', '=', 'held')
-        .returning(['key_id', 'amount'])
+        .returning(['key_id', 'amount', 'spent'])
         .executeTakeFirst();
-      if (row === undefined) return false;
-      if (outcome === 'released') await giveBack(transaction, row.key_id, Number(row.amount), now);
-      return true;
+      if (row === undefined) return undefined;
+      const rest = Number(row.amount) - Number(row.spent);
+      if (rest > 0) {
+        await transaction
+          .updateTable('key_credits')
+          .set({ balance: sql<number>`balance + ${rest}`, updated_at: now })
+          .where('key_id', '=', row.key_id)
+          .execute();
+      }
+      return Number(row.spent);
     });
   }
-}
-
-async function giveBack(transaction: Transaction<DatabaseSchema>, keyId: string, amount: number, now: number): Promise<void> {
-  await transaction
-    .updateTable('key_credits')
-    .set({ balance: sql<number>`balance + ${amount}`, updated_at: now })
-    .where('key_id', '=', keyId)
-    .execute();
 }

@@ -20,7 +20,7 @@ export interface KeyCreditTable {
   updated_at: number;
 }
 
-/** Table `credit_holds`: credit held for submitted async work; state held, settled or released (0008). */
+/** Table `credit_holds`: credit reserved for a call or task; state held, settled or released (0008, 0012). */
 export interface CreditHoldTable {
   id: string;
   key_id: string;
@@ -28,6 +28,10 @@ export interface CreditHoldTable {
   model: string;
   amount: number;
   state: string;
+  /** Unix ms after which any node releases it; null once tied to a task. */
+  lease_until: number | null;
+  /** What its settlement kept of amount. */
+  spent: number;
   created_at: number;
   updated_at: number;
 }
@@ -53,6 +57,8 @@ export interface UsageRecordTable {
   videos: number;
   searches: number;
   urls_read: number;
+  /** What the call cost, micro-units (0012). */
+  cost: number;
   created_at: number;
 }
 
@@ -72,6 +78,7 @@ export interface UsageDailyTable {
   videos: number;
   searches: number;
   urls_read: number;
+  cost: number;
 }
 
 /** Table `reader_cache`: read pages by URL and output options (src/tools/reader), until `expires_at`. */

@@ -62,6 +62,7 @@ export class UsageRepository implements UsageLedgerHousekeeping {
         searches: Number(row.searches),
         urlsRead: Number(row.urls_read),
       },
+      cost: Number(row.cost),
       createdAt: Number(row.created_at),
     }));
   }

@@ -104,6 +104,7 @@ describe('admin API: keys, policies and usage (/admin)', () => {
       promptTokens,
       completionTokens: 1,
       cachedTokens: 0,
+      cost: promptTokens * 1_000_001,
       createdAt,
     });
     await test.platform.ledger.insertMany([
@@ -116,11 +117,26 @@ describe('admin API: keys, policies and usage (/admin)', () => {
     const day = (time: number) => new Date(time).toISOString().slice(0, 10);
     const report = await send('GET', `/admin/usage?from=${day(today - dayMs)}&to=${day(today)}`);
     assert.equal(report.statusCode, 200, report.body);
-    assert.deepEqual((report.json() as { data: unknown[] }).data, [
-      { key_id: 'key-b', model: 'glm-4.7', date: day(today - dayMs), calls: 1, prompt_tokens: 7, completion_tokens: 1, total_tokens: 8 },
-      { key_id: 'key-a', model: 'glm-4.6', date: day(today), calls: 1, prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
-      { key_id: 'key-a', model: 'glm-4.7', date: day(today), calls: 2, prompt_tokens: 30, completion_tokens: 2, total_tokens: 32 },
-    ]);
+    const sums = (calls: number, promptTokens: number, spend: string) => ({
+      calls,
+      prompt_tokens: promptTokens,
+      completion_tokens: calls,
+      cached_tokens: 0,
+      total_tokens: promptTokens + calls,
+      spend_micros: promptTokens * 1_000_001,
+      spend,
+    });
+    const chat = 'chat.completions';
+    assert.deepEqual(report.json(), {
+      object: 'list',
+      currency: 'USD',
+      data: [
+        { date: day(today - dayMs), key_id: 'key-b', model: 'glm-4.7', endpoint: chat, ...sums(1, 7, '7.000007') },
+        { date: day(today), key_id: 'key-a', model: 'glm-4.6', endpoint: chat, ...sums(1, 5, '5.000005') },
+        { date: day(today), key_id: 'key-a', model: 'glm-4.7', endpoint: chat, ...sums(2, 30, '30.000030') },
+      ],
+      total: sums(4, 42, '42.000042'),
+    });
     const filtered = await send('GET', '/admin/usage?key_id=key-a&model=glm-4.7');
     assert.deepEqual(
       (filtered.json() as { data: { calls: number }[] }).data.map((row) => row.calls),
@@ -139,6 +155,7 @@ describe('admin API: keys, policies and usage (/admin)', () => {
       ['/admin/keys/{id}', 'patch'],
       ['/admin/keys/{id}', 'delete'],
       ['/admin/usage', 'get'],
+      ['/admin/keys/{id}/top-up', 'post'],
     ] as const) {
       assert.deepEqual(document.paths[path]?.[method]?.tags, ['admin'], `${method} ${path}`);
     }
@@ -173,5 +190,24 @@ describe('CLI keys commands run the same operations as the admin API', () => {
     } finally {
       await platform.close();
     }
+  });
+
+  it('keys top-up adds whole micro-units to a key with credit, and refuses anything else', async () => {
+    const environment = { MODEL_PLATFORM_DATA_DIR: dataDir };
+    const created = await runCli(['keys', 'create', '--name', 'prepaid', '--policy', '{"credit":{"balance":100}}'], environment);
+    assert.equal(created.code, 0, created.stderr);
+    const id = created.stdout.trim().split('.')[0] ?? '';
+    const added = await runCli(['keys', 'top-up', id, '5000000'], environment);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /the balance is 5000100/);
+    for (const amount of ['1.5', '-3', '0', 'ten']) {
+      const refused = await runCli(['keys', 'top-up', id, amount], environment);
+      assert.equal(refused.code, 2, `${amount}: ${refused.stdout}`);
+      assert.match(refused.stderr, /micro-units/);
+    }
+    const plain = await runCli(['keys', 'create', '--name', 'no-credit'], environment);
+    const refused = await runCli(['keys', 'top-up', plain.stdout.trim().split('.')[0] ?? '', '10'], environment);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /credit section/);
   });
 });

@@ -39,6 +39,17 @@ describe('config file', () => {
     assert.deepEqual(config.fetch?.allow, ['10.0.0.0/8', 'intranet.example']);
   });
 
+  it('accepts a price table: integer micro-units and decimal strings, one currency', () => {
+    const config = parseConfigText(
+      'billing:\n  currency: EUR\n  prices:\n    glm-4.7: { perCall: 100, perPromptToken: "0.15", perCompletionToken: 2.5 }\n    glm-ocr: { perPage: 1500 }',
+      'config.yaml',
+      {},
+      modelEntrySchema,
+    );
+    assert.equal(config.billing?.currency, 'EUR');
+    assert.deepEqual(config.billing?.prices?.['glm-4.7'], { perCall: 100, perPromptToken: '0.15', perCompletionToken: 2.5 });
+  });
+
   it('accepts an empty file', () => {
     assert.deepEqual(parseConfigText('', 'config.yaml', {}, modelEntrySchema), {});
   });
@@ -53,6 +64,11 @@ describe('config file', () => {
     ['a fetch allow that is not a list', 'fetch: { allow: 10.0.0.0/8 }', ['fetch.allow']],
     ['an unset environment variable', 'models:\n  glm-4.6: { backend: zai, apiKey: "${NOT_SET_ANYWHERE}" }', ['models.glm-4.6.apiKey', 'NOT_SET_ANYWHERE']],
     ['broken YAML', 'models: [', ['not valid YAML']],
+    ['a misspelt price field', 'billing:\n  prices:\n    glm-4.7: { perCal: 100 }', ['billing.prices.glm-4.7.perCal']],
+    ['a negative price', 'billing:\n  prices:\n    glm-4.7: { perCall: -1 }', ['billing.prices.glm-4.7.perCall']],
+    ['a price string that is not a decimal', 'billing:\n  prices:\n    glm-4.7: { perPromptToken: "1e-3" }', ['billing.prices.glm-4.7.perPromptToken']],
+    ['a price with more than 6 decimals', 'billing:\n  prices:\n    glm-4.7: { perPromptToken: "0.0000001" }', ['billing.prices.glm-4.7.perPromptToken']],
+    ['a currency that is not an ISO code', 'billing: { currency: dollars }', ['billing.currency']],
   ];
   for (const [name, text, mentions] of cases) {
     it(`names the bad key for ${name}`, () => {

@@ -114,7 +114,7 @@ describe('a fleet of real processes: two `serve --no-workers` API nodes and `wor
 
   it('a worker killed mid-task: the other worker finishes it; the engine ran it twice, the ledger and the credit count it once', async () => {
     const workers = [firstWorker, await (secondWorker ?? Promise.reject(new Error('the second worker was not started')))];
-    // A key with prepaid credit: the task holds perCall + perImage (150) when submitted.
+    // A key with prepaid credit: the task reserves perCall + perImage (150) when submitted.
     const created = await call(nodeA, '/admin/keys', {
       json: { name: 'fleet-credit', policy: { credit: { balance: 1000, prices: { 'glm-image': { perCall: 100, perImage: 50 } } } } },
     });
@@ -145,7 +145,7 @@ describe('a fleet of real processes: two `serve --no-workers` API nodes and `wor
     assert.deepEqual([finished.status, Number(finished.attempts)], ['SUCCESS', 2]);
     assert.equal(survivor?.child.exitCode, null, 'the other worker is still running');
 
-    // The surviving worker records the images and settles the hold (its recorder flushes each second, its reconciler runs every 2 s).
+    // The surviving worker records the images and settles the reservation to their cost (its recorder flushes each second).
     const ledger = () => services.database.db.selectFrom('usage_records').selectAll().where('request_id', '=', 'fleet-kill').execute();
     await waitFor(ledger, (rows) => rows.length > 0, 10_000);
     const holds = () => services.database.db.selectFrom('credit_holds').selectAll().where('task_id', '=', id).execute();
@@ -154,14 +154,14 @@ describe('a fleet of real processes: two `serve --no-workers` API nodes and `wor
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const records = await ledger();
     assert.deepEqual(
-      records.map((row) => [row.key_id, row.model, row.endpoint, Number(row.images)]),
-      [[keyId, 'glm-image', 'async.images.generations', 1]],
+      records.map((row) => [row.key_id, row.model, row.endpoint, Number(row.images), Number(row.cost)]),
+      [[keyId, 'glm-image', 'async.images.generations', 1, 150]],
       'one ledger row for the task',
     );
     assert.deepEqual(
-      (await holds()).map((row) => [row.state, Number(row.amount)]),
-      [['settled', 150]],
-      'one hold, settled once',
+      (await holds()).map((row) => [row.state, Number(row.amount), Number(row.spent)]),
+      [['settled', 150, 150]],
+      'one reservation, settled once, to the cost in the ledger',
     );
     const balance = await services.database.db.selectFrom('key_credits').select('balance').where('key_id', '=', keyId).executeTakeFirstOrThrow();
     assert.equal(Number(balance.balance), 850, 'the price was taken once');

@@ -25,6 +25,8 @@ const modelCallBodies: Record<string, () => Promise<{ payload: string | Buffer; 
   '/web_search': json({ search_engine: disallowed, search_query: 'cats' }),
   '/layout_parsing': json({ model: disallowed, file: 'https://example.com/page.png' }),
   '': json({ agent_id: 'general_translation', messages: user }),
+  // The reader names no model: it is admitted as the tool it is, under its ledger name.
+  '/reader': json({ url: 'https://example.com/' }),
   '/audio/transcriptions': () =>
     encodeForm([
       ['model', disallowed],
@@ -124,14 +126,14 @@ describe('every route goes through the one admission path (route-table walk)', (
         payload,
       });
       const error = (response.json() as { error?: { code?: string; message?: string } }).error;
-      const named = route.routePath === '' ? 'general_translation' : disallowed;
+      const named = route.routePath === '' ? 'general_translation' : route.routePath === '/reader' ? 'web-reader' : disallowed;
       if (response.statusCode !== 434 || error?.code !== '1220' || error.message?.includes(named) !== true) {
         failures.push(`${route.method} ${route.url}: ${response.statusCode} ${response.body}`);
       }
     }
     assert.deepEqual(failures, []);
-    // Each model route under each of its prefixes: chat, async chat ... audio (9 paths) x 3, agents x 5.
-    assert.equal(modelRoutes.length, 9 * 3 + 5);
+    // Each model route under each of its prefixes: chat, async chat ... audio, reader (10 paths) x 3, agents x 5.
+    assert.equal(modelRoutes.length, 10 * 3 + 5);
   });
 
   it('an allowed model passes admission and meets the route as before', async () => {

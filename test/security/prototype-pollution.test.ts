@@ -231,18 +231,21 @@ describe('Prototype pollution through request names', () => {
     assertPrototypesUntouched('the query strings');
   });
 
-  it('after __proto__[scope]=admin, a user key with a policy is still refused by the admin API', async () => {
+  it('after __proto__[scope]=admin and __proto__[ownRowsForUsers]=true, a user key with a policy is still refused by the admin API', async () => {
     try {
       await sendForm('POST', '/paas/v4/files', [
         ['purpose', 'user_data'],
         ['__proto__[scope]', 'admin'],
+        ['__proto__[ownRowsForUsers]', 'true'],
         ['file', new TextEncoder().encode('hello'), 'notes.txt', 'text/plain'],
       ]);
-      for (const url of ['/admin/keys', '/admin/usage']) {
-        const response = await test.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${userKey}` } });
-        assert.equal(response.statusCode, 434, `${url}: ${response.body}`);
-        assert.match(response.body, /"code":"1220"/);
-      }
+      const keys = await test.app.inject({ method: 'GET', url: '/admin/keys', headers: { authorization: `Bearer ${userKey}` } });
+      assert.equal(keys.statusCode, 434, keys.body);
+      assert.match(keys.body, /"code":"1220"/);
+      // Usage answers any key with its own rows only: another key's are refused.
+      const adminId = adminKey.split('.')[0] ?? '';
+      const usage = await test.app.inject({ method: 'GET', url: `/admin/usage?key_id=${adminId}`, headers: { authorization: `Bearer ${userKey}` } });
+      assert.equal(usage.statusCode, 403, usage.body);
       const operator = await test.app.inject({ method: 'GET', url: '/admin/keys', headers: { authorization: `Bearer ${adminKey}` } });
       assert.equal(operator.statusCode, 200, operator.body);
     } finally {

@@ -32,6 +32,20 @@ function record(overrides: Partial<UsageRecord> & { readonly createdAt: number }
   };
 }
 
+/** Every summed column of a rollup row at 0. */
+const zeros = {
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  cached_tokens: 0,
+  pages: 0,
+  audio_seconds: 0,
+  images: 0,
+  videos: 0,
+  searches: 0,
+  urls_read: 0,
+  cost: 0,
+};
+
 for (const target of databaseTargets) {
   describe(`usage ledger (${target.name})`, () => {
     const opened: { database: Database; url: string | undefined; dataDir: string }[] = [];
@@ -88,7 +102,6 @@ for (const target of databaseTargets) {
       const stored = await database.db.selectFrom('usage_records').select(['day', 'created_at']).execute();
       for (const row of stored) assert.equal(row.day, utcDay(Number(row.created_at)));
 
-      const zeros = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, pages: 0, audio_seconds: 0, images: 0, videos: 0, searches: 0, urls_read: 0 };
       const day = utcDay(now);
       const rollups = (await dailyRows(database)).map((row) => ({ ...row, calls: Number(row.calls) }));
       assert.deepEqual(rollups, [
@@ -144,7 +157,6 @@ for (const target of databaseTargets) {
       const held = new Promise<void>((resolve) => (release = resolve));
       const began = new Promise<void>((resolve) => (started = resolve));
       const other = fresh.db.transaction().execute(async (transaction) => {
-        const zeros = { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, pages: 0, audio_seconds: 0, images: 0, videos: 0, searches: 0, urls_read: 0 };
         await transaction
           .insertInto('usage_daily')
           .values({ ...zeros, day: utcDay(now), key_id: 'key-y', model: 'glm-4.7', endpoint: 'chat.completions', calls: 1 })

@@ -31,12 +31,12 @@ const record = (keyId: string, model: string, endpoint: string, createdAt: numbe
 
 /** Three days of March 2025: chat and layout parsing by alice, audio by a key that no longer exists. */
 const fixture: readonly UsageRecord[] = [
-  record(alice, 'glm-4.7', 'chat.completions', at(1, 9), { promptTokens: 100, completionTokens: 20, cachedTokens: 10 }),
-  record(alice, 'glm-4.7', 'chat.completions', at(1, 23), { promptTokens: 50, completionTokens: 5 }),
-  record(alice, 'glm-ocr', 'layout_parsing', at(2, 0), { units: { pages: 12 } }),
-  record(gone, 'my-asr', 'audio.transcriptions', at(2, 8), { units: { audioSeconds: 12.5 } }),
-  record(gone, 'my-asr', 'audio.transcriptions', at(2, 9), { units: { audioSeconds: 0.25 } }),
-  record(alice, 'glm-4.7', 'chat.completions', at(3, 12), { promptTokens: 7, completionTokens: 7, units: { searches: 1 } }),
+  record(alice, 'glm-4.7', 'chat.completions', at(1, 9), { promptTokens: 100, completionTokens: 20, cachedTokens: 10, cost: 1_250_000 }),
+  record(alice, 'glm-4.7', 'chat.completions', at(1, 23), { promptTokens: 50, completionTokens: 5, cost: 300 }),
+  record(alice, 'glm-ocr', 'layout_parsing', at(2, 0), { units: { pages: 12 }, cost: 18_000 }),
+  record(gone, 'my-asr', 'audio.transcriptions', at(2, 8), { units: { audioSeconds: 12.5 }, cost: 5 }),
+  record(gone, 'my-asr', 'audio.transcriptions', at(2, 9), { units: { audioSeconds: 0.25 }, cost: 2 }),
+  record(alice, 'glm-4.7', 'chat.completions', at(3, 12), { promptTokens: 7, completionTokens: 7, units: { searches: 1 }, cost: 7 }),
 ];
 
 for (const target of databaseTargets) {
@@ -71,11 +71,11 @@ for (const target of databaseTargets) {
     it('sums the rollups by day, by key (with its name), and by model and endpoint, within the dates', async () => {
       const byDay = await reports.report({ from: '2025-03-01', to: '2025-03-03', by: ['day'] });
       assert.deepEqual(
-        byDay.map((row) => [row.day, row.calls, row.promptTokens, row.completionTokens, row.cachedTokens, row.pages, row.audioSeconds, row.searches]),
+        byDay.map((row) => [row.day, row.calls, row.promptTokens, row.completionTokens, row.cachedTokens, row.pages, row.audioSeconds, row.searches, row.cost]),
         [
-          ['2025-03-01', 2, 150, 25, 10, 0, 0, 0],
-          ['2025-03-02', 3, 0, 0, 0, 12, 12.75, 0],
-          ['2025-03-03', 1, 7, 7, 0, 0, 0, 1],
+          ['2025-03-01', 2, 150, 25, 10, 0, 0, 0, 1_250_300],
+          ['2025-03-02', 3, 0, 0, 0, 12, 12.75, 0, 18_007],
+          ['2025-03-03', 1, 7, 7, 0, 0, 0, 1, 7],
         ],
       );
       const byKey = await reports.report({ from: '2025-03-02', to: '2025-03-03', by: ['key'] });
@@ -97,9 +97,10 @@ for (const target of databaseTargets) {
     // The real binary costs seconds a start on a busy machine: run on one back end, PostgreSQL when there is one.
     const cliSkip = target !== databaseTargets.at(-1) ? 'the CLI runs on the last database target only' : false;
     it('`model-platform usage report` prints CSV and an aligned table from the same database; bad flags exit 2', { skip: cliSkip }, async () => {
-      const [csv, table, badGrouping, badDate] = await Promise.all([
+      const [csv, table, csvByDay, badGrouping, badDate] = await Promise.all([
         runCli(['usage', 'report', '--by', 'key,model', '--from', '2025-03-01', '--to', '2025-03-02', '--format', 'csv'], environment),
         runCli(['usage', 'report', '--by', 'day', '--from', '2025-03-01', '--to', '2025-03-03'], environment),
+        runCli(['usage', 'report', '--by', 'day', '--from', '2025-03-01', '--to', '2025-03-03', '--format', 'csv'], environment),
         runCli(['usage', 'report', '--by', 'week'], environment),
         runCli(['usage', 'report', '--from', '2025-02-30'], environment),
       ]);
@@ -107,10 +108,10 @@ for (const target of databaseTargets) {
       assert.equal(
         csv.stdout,
         [
-          'key_id,key_name,model,calls,prompt_tokens,completion_tokens,cached_tokens,pages,audio_seconds,images,videos,searches,urls_read',
-          `${alice},alice,glm-4.7,2,150,25,10,0,0,0,0,0,0`,
-          `${alice},alice,glm-ocr,1,0,0,0,12,0,0,0,0,0`,
-          `${gone},,my-asr,2,0,0,0,0,12.75,0,0,0,0`,
+          'key_id,key_name,model,calls,prompt_tokens,completion_tokens,cached_tokens,pages,audio_seconds,images,videos,searches,urls_read,spend_micros,spend',
+          `${alice},alice,glm-4.7,2,150,25,10,0,0,0,0,0,0,1250300,1.250300`,
+          `${alice},alice,glm-ocr,1,0,0,0,12,0,0,0,0,0,18000,0.018000`,
+          `${gone},,my-asr,2,0,0,0,0,12.75,0,0,0,0,7,0.000007`,
           '',
         ].join('\r\n'),
       );
@@ -119,16 +120,26 @@ for (const target of databaseTargets) {
       assert.equal(
         table.stdout,
         [
-          'day         calls  prompt_tokens  completion_tokens  cached_tokens  pages  audio_seconds  searches',
-          '----------  -----  -------------  -----------------  -------------  -----  -------------  --------',
-          '2025-03-01      2            150                 25             10      0              0         0',
-          '2025-03-02      3              0                  0              0     12          12.75         0',
-          '2025-03-03      1              7                  7              0      0              0         1',
-          '----------  -----  -------------  -----------------  -------------  -----  -------------  --------',
-          'total           6            157                 32             10     12          12.75         1',
+          'day         calls  prompt_tokens  completion_tokens  cached_tokens  pages  audio_seconds  searches  spend_micros     spend',
+          '----------  -----  -------------  -----------------  -------------  -----  -------------  --------  ------------  --------',
+          '2025-03-01      2            150                 25             10      0              0         0       1250300  1.250300',
+          '2025-03-02      3              0                  0              0     12          12.75         0         18007  0.018007',
+          '2025-03-03      1              7                  7              0      0              0         1             7  0.000007',
+          '----------  -----  -------------  -----------------  -------------  -----  -------------  --------  ------------  --------',
+          'total           6            157                 32             10     12          12.75         1       1268314  1.268314',
           '',
         ].join('\n'),
       );
+      // The same spend in both formats: each day's, and the table's total as the sum of the CSV's.
+      const tableSpend = table.stdout.split('\n').flatMap((line) => (/^(\S+) .* (\d+) {2}(\d+\.\d{6})$/.exec(line) ?? []).slice(1, 4).join(' ') || []);
+      const csvSpend = csvByDay.stdout
+        .trim()
+        .split('\r\n')
+        .slice(1)
+        .map((line) => line.split(','))
+        .map((cells) => [cells[0], cells.at(-2), cells.at(-1)].join(' '));
+      const csvTotal = csvSpend.reduce((total, line) => total + Number(line.split(' ')[1]), 0);
+      assert.deepEqual(tableSpend, [...csvSpend, `total ${csvTotal} 1.268314`]);
       assert.equal(badGrouping.code, 2);
       assert.match(badGrouping.stderr, /--by: 'week' is not one of day, key, model, endpoint/);
       assert.equal(badDate.code, 2);

@@ -3,6 +3,7 @@ import type { Agent } from '../../agents/agent.ts';
 import { ApiError, notFound } from '../../core/errors/api-error.ts';
 import { quoteClientValue } from '../../core/errors/quote-client-value.ts';
 import { featureNotAvailable } from '../../core/models/model-resolver.ts';
+import { chatBound } from '../../core/billing/usage-bound.ts';
 import { modelInBody, rateLimitOnly } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
@@ -36,9 +37,9 @@ export function registerAgentRoutes(app: App, deps: AppDependencies): void {
         body: AgentChatRequest,
         response: responses(AgentChatResult),
       },
-      // Agents are limited and priced by agent_id (a key's `models` lists the agents it may call);
-      // the tasks an agent submits hold credit at their own model's prices.
-      config: { admission: modelInBody('agent_id', 'call'), usage: 'agents', streamEvent: AgentChatChunk },
+      // Agents are limited and priced by agent_id (a key's `models` lists the agents it may call),
+      // their tokens bounded as a chat call's; the tasks an agent submits reserve at their own model's prices.
+      config: { admission: modelInBody('agent_id', (body) => chatBound(body, undefined)), usage: 'agents', streamEvent: AgentChatChunk },
     },
     async (request, reply) => {
       const body = request.body;

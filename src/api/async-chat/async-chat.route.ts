@@ -28,7 +28,7 @@ export function registerAsyncChatRoutes(app: App, deps: AppDependencies): void {
         response: responses(AsyncTaskSubmission),
       },
       // Paid through the credit its task holds; its tokens through the usage its task records.
-      config: { admission: modelInBody('model', 'none') },
+      config: { admission: modelInBody('model') },
     },
     async (request) => {
       const body = request.body;

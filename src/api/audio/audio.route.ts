@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TranscriptionRequest } from '../../core/media/transcriber.ts';
+import { unitsBound } from '../../core/billing/usage-bound.ts';
 import { admitLateCall } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { setServedByHeaders, withServedByHeaders } from '../../http/served-by-headers.ts';
@@ -26,7 +27,7 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
         response: responses(AudioTranscriptionResponse),
       },
       // Multipart: the model is a form field the handler reads, and admits (admitLateCall).
-      config: { admission: { model: 'late', charge: 'call' }, usage: 'audio.transcriptions', streamEvent: AudioTranscriptionStreamEvent },
+      config: { admission: { model: 'late' }, usage: 'audio.transcriptions', streamEvent: AudioTranscriptionStreamEvent },
     },
     async (request, reply) => {
       const form = await readMultipartForm(request, reply, AudioTranscriptionFields, {
@@ -37,11 +38,14 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       });
       const fields = form.fields;
       checkAudioTranscription(fields, form.file);
-      // Key limits: the model is known only now that the form is read.
-      await admitLateCall(request, fields.model);
+      // Key limits: the model is known only now that the form is read; a key with credit reserves for
+      // the audio's length (read then, after the model is found allowed).
+      let input: ReturnType<typeof readAudioInput> | undefined;
+      const readAudio = () => (input ??= readAudioInput(fields, form.file));
+      await admitLateCall(request, fields.model, () => unitsBound({ audioSeconds: readAudio().durationSeconds }));
       // The engine first: a model nothing serves is refused (1211 / 1221) whatever the audio.
       const transcriber = deps.backends.transcriber(fields.model);
-      const audio = readAudioInput(fields, form.file);
+      const audio = readAudio();
       const transcription: TranscriptionRequest = {
         model: fields.model,
         audio: { bytes: audio.bytes, format: audio.format },

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { promptTokensWithoutEngine } from '../../core/chat/cut-answer-usage.ts';
+import { chatBound } from '../../core/billing/usage-bound.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { generateRequestId } from '../../http/request-id.ts';
@@ -34,7 +35,11 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         body: ChatCompletionRequest,
         response: responses(ChatCompletionResponse),
       },
-      config: { admission: modelInBody('model', 'call'), usage: 'chat.completions', streamEvent: ChatCompletionChunk },
+      config: {
+        admission: modelInBody('model', (body) => chatBound(body, typeof body['max_tokens'] === 'number' ? body['max_tokens'] : undefined)),
+        usage: 'chat.completions',
+        streamEvent: ChatCompletionChunk,
+      },
     },
     async (request, reply) => {
       const body = request.body;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateImages } from '../../core/media/generate-images.ts';
 import { defaultImageTimeoutMs, taskDeadlineMarginMs } from '../../core/media/media-timeouts.ts';
+import { unitsBound } from '../../core/billing/usage-bound.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { setServedByHeaders } from '../../http/served-by-headers.ts';
@@ -23,7 +24,7 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
         body: ImageGenerationRequest,
         response: responses(ImageGenerationResponse),
       },
-      config: { admission: modelInBody('model', 'image'), usage: 'images.generations' },
+      config: { admission: modelInBody('model', () => unitsBound({ images: 1 })), usage: 'images.generations' },
     },
     async (request, reply) => {
       const body = request.body;
@@ -49,7 +50,7 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
         response: responses(AsyncTaskSubmission),
       },
       // Paid through the credit its task holds.
-      config: { admission: modelInBody('model', 'none') },
+      config: { admission: modelInBody('model') },
     },
     async (request) => {
       const body = request.body;

@@ -8,6 +8,7 @@ import { requestOrigin } from '../blobs/request-origin.ts';
 import { responses } from '../shared/common.schema.ts';
 import { readLayoutDocument } from './layout-document.ts';
 import { checkLayoutParsingRequest, layoutModelName } from './layout-parsing.checks.ts';
+import { layoutBound } from '../../core/billing/usage-bound.ts';
 import { toLayoutResponse } from './layout-parsing.mapper.ts';
 import { LayoutParsingRequest, LayoutParsingResponse, maxPdfBytes } from './layout-parsing.schema.ts';
 
@@ -36,7 +37,10 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
       },
       config: {
         // The name the engines know: glm-ocr in any letter case is one model.
-        admission: { model: (fields) => layoutModelName(String(fields['model']), deps.config.models), charge: 'call' },
+        admission: {
+          model: (fields) => layoutModelName(String(fields['model']), deps.config.models),
+          bound: (fields) => layoutBound(fields['start_page_id'], fields['end_page_id']),
+        },
         usage: 'layout_parsing',
       },
     },

@@ -1,4 +1,5 @@
 import { effectiveThinking } from '../../core/models/chat-model-rules.ts';
+import { unitsBound } from '../../core/billing/usage-bound.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { setServedByHeaders } from '../../http/served-by-headers.ts';
@@ -28,7 +29,7 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
         body: TokenizerRequest,
         response: responses(TokenizerResponse),
       },
-      config: { admission: modelInBody('model', 'call'), usage: 'tokenizer' },
+      config: { admission: modelInBody('model', () => unitsBound(undefined)), usage: 'tokenizer' },
     },
     async (request, reply) => {
       const body = request.body;

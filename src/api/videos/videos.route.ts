@@ -39,7 +39,7 @@ export function registerVideoRoutes(app: App, deps: AppDependencies): void {
         response: responses(AsyncTaskSubmission),
       },
       // Paid through the credit its task holds.
-      config: { admission: modelInBody('model', 'none') },
+      config: { admission: modelInBody('model') },
     },
     async (request, reply) => {
       const body = request.body;

@@ -1,3 +1,4 @@
+import { unitsBound } from '../../core/billing/usage-bound.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { setServedByHeaders } from '../../http/served-by-headers.ts';
@@ -19,7 +20,7 @@ export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
         body: WebSearchRequest,
         response: responses(WebSearchResponse),
       },
-      config: { admission: modelInBody('search_engine', 'call'), usage: 'web_search' },
+      config: { admission: modelInBody('search_engine', () => unitsBound({ searches: 1 })), usage: 'web_search' },
     },
     async (request, reply) => {
       const body = request.body;

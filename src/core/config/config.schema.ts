@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { BillingConfigSchema } from '../billing/price-table.ts';
 
 /**
  * One public model name mapped onto an engine, as the platform sees it: the engine kind in
@@ -123,6 +124,7 @@ export const PlatformConfigSchema = Type.Object(
         { additionalProperties: false, description: 'Local knowledge bases of the chat retrieval tool.' },
       ),
     ),
+    billing: Type.Optional(BillingConfigSchema),
     fetch: Type.Optional(
       Type.Object(
         {

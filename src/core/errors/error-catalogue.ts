@@ -4,6 +4,7 @@
  * code without an entry.
  */
 export type ErrorCode =
+  | '403'
   | '404'
   | '405'
   | '408'
@@ -56,6 +57,7 @@ export interface ErrorCodeEntry {
 }
 
 export const errorCatalogue = {
+  '403': { status: 403, retryable: false, message: 'This API key may not read that.' },
   '404': { status: 404, retryable: false, message: 'The requested resource does not exist.' },
   '405': { status: 405, retryable: false, message: 'The HTTP method is not allowed for this path.' },
   '408': { status: 408, retryable: true, message: 'The request was not received in time; send it again.' },

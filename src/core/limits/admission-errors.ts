@@ -37,8 +37,21 @@ export function quotaExhausted(quota: NonNullable<KeyPolicy['quota']>, unit: 'to
   return new ApiError('1308', `The usage cap of this API key has been reached: ${limit} ${unit} per month, reset at ${reset}.`);
 }
 
-/** 1113: the prepaid credit is spent (or does not cover the work submitted). */
-export function creditExhausted(balance: number, needed?: number): ApiError {
-  const detail = needed === undefined ? `the balance is ${balance}` : `the balance ${balance} does not cover the ${needed} this request holds`;
-  return new ApiError('1113', `The prepaid credit of this API key is used up (${detail} micro-units); please recharge.`);
+/** 1113: the prepaid credit does not cover the most this call can cost. */
+export function creditExhausted(balance: number, needed: number): ApiError {
+  return new ApiError(
+    '1113',
+    `The prepaid credit of this API key does not cover this request: the balance is ${balance} micro-units and the request may cost up to ${needed} (reserved before it runs; set max_tokens lower to reserve less); please recharge.`,
+  );
+}
+
+/**
+ * 1113: a key with credit called a model nothing prices: refused rather than served for free. The
+ * message names the setting an operator adds the price in.
+ */
+export function modelNotPriced(model: string): ApiError {
+  return new ApiError(
+    '1113',
+    `The model '${model}' has no price for this API key, which pays from prepaid credit: the operator sets it in billing.prices.${model} of the config file, or in credit.prices.${model} of the key's policy.`,
+  );
 }

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { PricedUsage } from '../billing/model-price.ts';
+import type { PriceTable } from '../billing/price-table.ts';
 import type { UsageRecord } from '../usage/usage-record.ts';
-import { creditExhausted, modelNotAllowed, quotaExhausted, rateLimited, tooManyConcurrent } from './admission-errors.ts';
-import type { CreditAccounts, CreditHold } from './credit-accounts.ts';
+import { modelNotAllowed, quotaExhausted, rateLimited, tooManyConcurrent } from './admission-errors.ts';
+import type { CreditAccounts } from './credit-accounts.ts';
+import { CreditReservations, type CallCharges, type TaskReservation } from './credit-reservations.ts';
 import { slotCounter, windowCounter } from './key-counters.ts';
-import { concurrencyLimit, limitsModelCalls, priceOf, type KeyPolicy } from './key-policy.ts';
+import { concurrencyLimit, limitsModelCalls, type KeyPolicy } from './key-policy.ts';
 import type { CounterPart, LimitCheck, Limiter, LimitRefusal, SlotHold } from './limiter.ts';
 import { minuteWindow, quotaWindow, type LimitWindow } from './quota-window.ts';
 
@@ -13,24 +16,28 @@ export interface AdmittedKey {
   readonly policy: KeyPolicy | undefined;
 }
 
-/** What a completed sync call costs besides its tokens: its perCall price, plus perImage for an image. */
-export type CallCharge = 'call' | 'image' | 'none';
-
-/** A call admitted against a model: `finish` once when it ends (answered, failed or abandoned). */
+/**
+ * A call admitted against a model. `finish` once its response is over (frees its concurrency
+ * slot); `settle` once its handler is done (keeps what its usage records cost from its credit
+ * reservation, gives the rest back). Later calls of either do nothing; neither rejects.
+ */
 export interface AdmissionTicket {
-  /** Frees the call's concurrency slot and, when it succeeded, charges its price. Later calls do nothing; never rejects. */
-  finish(succeeded: boolean): Promise<void>;
+  finish(): Promise<void>;
+  settle(): Promise<void>;
+  /** The record with its cost, charged against the reservation (never beyond it: the rest is not charged). */
+  price(record: UsageRecord): UsageRecord;
 }
 
 export interface AdmissionOptions {
   readonly limiter: Limiter;
   readonly credits: CreditAccounts;
+  readonly prices: PriceTable;
   /** A key's policy by id, for work that arrives without a request (usage records, task submissions). */
   readonly policyOf: (keyId: string) => Promise<KeyPolicy | undefined>;
   /** Tokens the usage ledger holds for a key since a time: the start of a token quota window this process first sees. */
   readonly tokensSince: (keyId: string, since: number) => Promise<number>;
   readonly now?: () => number;
-  /** How long a concurrency slot outlives its node: a crashed node's slots free after this (default 30 s). */
+  /** How long a concurrency slot or a credit reservation outlives its node: a crashed node's free after this (default 30 s). */
   readonly slotLeaseMs?: number;
   readonly log: (message: string, error: unknown) => void;
 }
@@ -48,13 +55,14 @@ const maxRemembered = 10_000;
  * The one enforcement path of key limits. Every authenticated request passes `admitRequest`
  * (rate); every model call `admitCall` (allowed models, credit, quotas, concurrency; on routes
  * whose model is in the body also the request's rate, so a call is one limiter step) and ends
- * with its ticket's `finish`; completed calls' usage comes back through `recordUsage` (token
- * quotas and token prices); async work holds credit through `holdForTask`. Keys without a policy
- * touch nothing. Counters live in the Limiter (Redis across nodes), money in CreditAccounts.
+ * with its ticket's `finish` and `settle`; completed calls' usage comes back through
+ * `recordUsage` (token quotas); async work reserves credit through `reserveForTask` and settles
+ * it in `taskEnded`. Keys without a policy limit nothing (their usage is still priced, for the
+ * reports). Counters live in the Limiter (Redis across nodes), money in CreditAccounts.
  */
 export class Admission {
   readonly #limiter: Limiter;
-  readonly #credits: CreditAccounts;
+  readonly #credit: CreditReservations;
   readonly #policyOf: (keyId: string) => Promise<KeyPolicy | undefined>;
   readonly #tokensSince: (keyId: string, since: number) => Promise<number>;
   readonly #now: () => number;
@@ -70,13 +78,13 @@ export class Admission {
 
   constructor(options: AdmissionOptions) {
     this.#limiter = options.limiter;
-    this.#credits = options.credits;
     this.#policyOf = options.policyOf;
     this.#tokensSince = options.tokensSince;
     this.#now = options.now ?? Date.now;
     this.#slotLeaseMs = options.slotLeaseMs ?? 30_000;
     this.#log = options.log;
-    this.#renewTimer = setInterval(() => void this.#renewSlots(), Math.max(100, Math.floor(this.#slotLeaseMs / 3)));
+    this.#credit = new CreditReservations({ credits: options.credits, prices: options.prices, leaseMs: this.#slotLeaseMs, now: this.#now, log: this.#log });
+    this.#renewTimer = setInterval(() => void this.#renewLeases(), Math.max(100, Math.floor(this.#slotLeaseMs / 3)));
     this.#renewTimer.unref();
   }
 
@@ -89,10 +97,12 @@ export class Admission {
 
   /**
    * A call of `model`: refused with 1303 (when `countRate`: the request's rate check, folded into
-   * this step), 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. Undefined
-   * when there is no ticket to finish: the key limits nothing of this call (at most its rate).
+   * this step), 1220, 1113, 1304/1308 or 1302, else admitted until its ticket finishes. `bound`:
+   * the most the call can use, reserved from a key with credit (absent: the call reserves
+   * nothing itself, its task does). Undefined when there is no ticket: the key limits nothing of
+   * this call (at most its rate).
    */
-  async admitCall(key: AdmittedKey, model: string, charge: CallCharge, countRate: boolean): Promise<AdmissionTicket | undefined> {
+  async admitCall(key: AdmittedKey, model: string, bound: (() => PricedUsage) | undefined, countRate: boolean): Promise<AdmissionTicket | undefined> {
     this.#remember(key);
     const policy = key.policy;
     if (policy === undefined) return undefined;
@@ -102,47 +112,57 @@ export class Admission {
       return undefined;
     }
     if (policy.models !== undefined && !policy.models.includes(model)) throw modelNotAllowed(model, policy.models);
-    if (policy.credit !== undefined) {
-      const balance = (await this.#credits.balance(key.id)) ?? 0;
-      if (balance <= 0) throw creditExhausted(balance);
+    const reservation = policy.credit === undefined || bound === undefined ? undefined : await this.#credit.reserve(key.id, policy, model, bound());
+    try {
+      const slot = await this.#checkLimits(key.id, policy, model, rateLimit);
+      const charges = reservation === undefined ? undefined : this.#credit.charges(key.id, reservation, () => this.#policies.get(key.id)?.policy);
+      return this.#ticket(key.id, slot, charges);
+    } catch (error) {
+      if (reservation !== undefined) await this.#credit.release(key.id, reservation);
+      throw error;
     }
-    const quota = policy.quota;
-    if (quota?.tokens !== undefined) await this.#seedTokens(key.id, quotaWindow(quota.period, this.#now()));
+  }
 
-    const now = this.#now();
-    const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
-    const part = (kind: 'tokens' | 'calls', limit: number | undefined, of: LimitWindow | undefined) =>
-      limit === undefined || of === undefined ? undefined : { counter: windowCounter(key.id, kind, of), limit, expiresAt: of.resetsAt };
-    const slotLimit = concurrencyLimit(policy, model);
-    const check: LimitCheck = {
-      now,
-      rate: rateLimit === undefined ? undefined : ratePart(key.id, rateLimit, now),
-      tokens: part('tokens', quota?.tokens, window),
-      calls: part('calls', quota?.calls, window),
-      slot:
-        slotLimit === undefined
-          ? undefined
-          : { counter: slotCounter(key.id, model), holder: randomUUID(), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs },
-    };
-    if (check.rate !== undefined || check.tokens !== undefined || check.calls !== undefined || check.slot !== undefined) {
-      const verdict = await this.#limiter.check(check);
-      if (!verdict.admitted) throw refusal(verdict.refusedBy, check, policy, model);
+  /** The record priced at the prices in force now (a call without a ticket: no reservation to charge against). */
+  priced(record: UsageRecord, policy: KeyPolicy | undefined): UsageRecord {
+    return this.#credit.priced(record, policy);
+  }
+
+  /**
+   * Credit for async work (image, video and chat tasks, agents' tasks): the task's most at the
+   * prices of now, reserved until the task ends; 1113 when the balance does not cover it or the
+   * model has no price. Undefined when the key has no credit.
+   */
+  async reserveForTask(submission: {
+    readonly ownerKeyId: string;
+    readonly model: string;
+    readonly kind: string;
+    readonly request: unknown;
+  }): Promise<TaskReservation | undefined> {
+    const policy = await this.#policy(submission.ownerKeyId);
+    return policy?.credit === undefined ? undefined : this.#credit.reserveForTask(submission.ownerKeyId, policy, submission);
+  }
+
+  /**
+   * A task ended: its reservation settles to what its usage record costs now (0 without one: a
+   * failed task), and the record comes back with the cost charged, for the ledger. Never rejects:
+   * a settlement that fails is logged, the record then charged nothing, and the reservation
+   * released by the reconciler.
+   */
+  async taskEnded(task: { readonly id: string; readonly ownerKeyId: string }, record: UsageRecord | undefined): Promise<UsageRecord | undefined> {
+    let policy: KeyPolicy | undefined;
+    try {
+      policy = await this.#policy(task.ownerKeyId);
+    } catch (error) {
+      this.#log(`key ${task.ownerKeyId}: the credit of task ${task.id} not settled (released later)`, error);
+      return record === undefined ? undefined : { ...record, cost: 0 };
     }
-    const slot = check.slot;
-    if (slot !== undefined) this.#liveSlots.add(slot);
-    let finished = false;
-    return {
-      finish: async (succeeded) => {
-        if (finished) return;
-        finished = true;
-        await this.#endCall(key.id, policy, model, charge, slot, succeeded);
-      },
-    };
+    return this.#credit.taskEnded(task, record, policy);
   }
 
   /**
    * A completed call's usage (the usage recorder calls this for every record): adds its tokens to
-   * the key's token quota window and charges its token prices. Never rejects; failures are logged.
+   * the key's token quota window. Never rejects; failures are logged.
    */
   async recordUsage(record: UsageRecord): Promise<void> {
     let policy: KeyPolicy | undefined;
@@ -152,26 +172,9 @@ export class Admission {
       this.#log(`usage of key ${record.keyId} not counted against its limits`, error);
       return;
     }
-    // A key without a policy has no quota or prices to count against.
+    // A key without a policy has no quota to count against.
     if (policy === undefined) return;
-    await Promise.all([this.#countTokens(record, policy), this.#chargeTokens(record, policy)]);
-  }
-
-  /**
-   * Credit for async work (image and video tasks, agents' tasks): the price of one task at the
-   * prices of now (perCall + perImage or perVideo), held until the task ends; 1113 when the
-   * balance does not cover it. Undefined when the key has no credit or the work is free.
-   */
-  async holdForTask(submission: { readonly ownerKeyId: string; readonly model: string; readonly kind: string }): Promise<CreditHold | undefined> {
-    const policy = await this.#policy(submission.ownerKeyId);
-    if (policy?.credit === undefined) return undefined;
-    const price = priceOf(policy, submission.model);
-    const perItem = submission.kind === 'image' ? price?.perImage : submission.kind === 'video' ? price?.perVideo : undefined;
-    const amount = Math.ceil((price?.perCall ?? 0) + (perItem ?? 0));
-    if (amount === 0) return undefined;
-    const hold = await this.#credits.hold(submission.ownerKeyId, submission.model, amount);
-    if (hold === undefined) throw creditExhausted((await this.#credits.balance(submission.ownerKeyId)) ?? 0, amount);
-    return hold;
+    await this.#countTokens(record, policy);
   }
 
   /** Drops a key's cached policy (it was changed in this process). */
@@ -183,6 +186,7 @@ export class Admission {
     clearInterval(this.#renewTimer);
     const slots = [...this.#liveSlots];
     this.#liveSlots.clear();
+    this.#credit.close();
     await Promise.allSettled(slots.map((slot) => this.#limiter.releaseSlot(slot)));
   }
 
@@ -193,16 +197,46 @@ export class Admission {
     if (!verdict.admitted) throw rateLimited(limit, rate.expiresAt, now);
   }
 
-  /** The end of an admitted call: frees its slot and charges what it costs. */
-  async #endCall(keyId: string, policy: KeyPolicy, model: string, charge: CallCharge, slot: SlotHold | undefined, succeeded: boolean): Promise<void> {
-    const price = priceOf(policy, model);
-    const amount =
-      !succeeded || price === undefined || charge === 'none' ? 0 : Math.ceil((price.perCall ?? 0) + (charge === 'image' ? (price.perImage ?? 0) : 0));
-    if (slot !== undefined) this.#liveSlots.delete(slot);
-    await Promise.all([
-      slot === undefined ? undefined : this.#logFailure(keyId, 'slot not freed (it lapses)', () => this.#limiter.releaseSlot(slot)),
-      amount === 0 ? undefined : this.#logFailure(keyId, 'call not charged', () => this.#credits.charge(keyId, amount)),
-    ]);
+  /** Quotas, rate and concurrency in one limiter step; the slot taken, if any. */
+  async #checkLimits(keyId: string, policy: KeyPolicy, model: string, rateLimit: number | undefined): Promise<SlotHold | undefined> {
+    const quota = policy.quota;
+    if (quota?.tokens !== undefined) await this.#seedTokens(keyId, quotaWindow(quota.period, this.#now()));
+    const now = this.#now();
+    const window = quota === undefined ? undefined : quotaWindow(quota.period, now);
+    const part = (kind: 'tokens' | 'calls', limit: number | undefined, of: LimitWindow | undefined) =>
+      limit === undefined || of === undefined ? undefined : { counter: windowCounter(keyId, kind, of), limit, expiresAt: of.resetsAt };
+    const slotLimit = concurrencyLimit(policy, model);
+    const check: LimitCheck = {
+      now,
+      rate: rateLimit === undefined ? undefined : ratePart(keyId, rateLimit, now),
+      tokens: part('tokens', quota?.tokens, window),
+      calls: part('calls', quota?.calls, window),
+      slot:
+        slotLimit === undefined
+          ? undefined
+          : { counter: slotCounter(keyId, model), holder: randomUUID(), limit: slotLimit, leaseUntil: now + this.#slotLeaseMs },
+    };
+    if (check.rate !== undefined || check.tokens !== undefined || check.calls !== undefined || check.slot !== undefined) {
+      const verdict = await this.#limiter.check(check);
+      if (!verdict.admitted) throw refusal(verdict.refusedBy, check, policy, model);
+    }
+    if (check.slot !== undefined) this.#liveSlots.add(check.slot);
+    return check.slot;
+  }
+
+  /** The ticket of an admitted call: its slot freed at `finish`, its reservation's charges settled at `settle`. */
+  #ticket(keyId: string, slot: SlotHold | undefined, charges: CallCharges | undefined): AdmissionTicket {
+    let finished = false;
+    return {
+      finish: async () => {
+        if (finished || slot === undefined) return;
+        finished = true;
+        this.#liveSlots.delete(slot);
+        await this.#logFailure(keyId, 'slot not freed (it lapses)', () => this.#limiter.releaseSlot(slot));
+      },
+      settle: async () => charges?.settle(),
+      price: (record) => (charges === undefined ? this.priced(record, this.#policies.get(keyId)?.policy) : charges.price(record)),
+    };
   }
 
   /** Adds a record's tokens to its window's counter, once the window is seeded (a seed after the add would be lost). */
@@ -216,13 +250,6 @@ export class Admission {
       await this.#seeded.get(counter);
       await this.#limiter.add(counter, tokens, window.resetsAt);
     });
-  }
-
-  async #chargeTokens(record: UsageRecord, policy: KeyPolicy): Promise<void> {
-    const price = priceOf(policy, record.model);
-    if (price === undefined) return;
-    const amount = Math.ceil(record.promptTokens * (price.perPromptToken ?? 0) + record.completionTokens * (price.perCompletionToken ?? 0));
-    if (amount > 0) await this.#logFailure(record.keyId, 'tokens not charged', () => this.#credits.charge(record.keyId, amount));
   }
 
   /** Runs bookkeeping a request does not wait on: a failure is logged, never thrown. */
@@ -268,14 +295,15 @@ export class Admission {
     this.#policies.set(key.id, { policy: key.policy, seenAt: this.#now() });
   }
 
-  async #renewSlots(): Promise<void> {
-    if (this.#liveSlots.size === 0) return;
-    const now = this.#now();
-    try {
-      await this.#limiter.renewSlots([...this.#liveSlots], now + this.#slotLeaseMs, now);
-    } catch (error) {
-      this.#log('concurrency slots not renewed', error);
-    }
+  async #renewLeases(): Promise<void> {
+    const renewSlots = async () => {
+      if (this.#liveSlots.size === 0) return;
+      const now = this.#now();
+      await this.#limiter
+        .renewSlots([...this.#liveSlots], now + this.#slotLeaseMs, now)
+        .catch((error: unknown) => this.#log('concurrency slots not renewed', error));
+    };
+    await Promise.all([renewSlots(), this.#credit.renew()]);
   }
 }
 

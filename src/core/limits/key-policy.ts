@@ -1,22 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ModelPriceSchema } from '../billing/model-price.ts';
 import { nullPrototypeRecord } from '../objects/null-prototype-record.ts';
-
-/**
- * What one call of a model costs a key with prepaid credit, in micro-units of the operator's
- * currency (1 unit = 1 000 000). Token prices may be fractions of a micro-unit; a call's charge is
- * rounded up to a whole micro-unit. A model without an entry costs nothing.
- */
-export const ModelPriceSchema = Type.Object(
-  {
-    perCall: Type.Optional(Type.Number({ minimum: 0, description: 'Each completed call (sync), or each submitted task (async).' })),
-    perPromptToken: Type.Optional(Type.Number({ minimum: 0 })),
-    perCompletionToken: Type.Optional(Type.Number({ minimum: 0 })),
-    perImage: Type.Optional(Type.Number({ minimum: 0, description: 'Each generated image (sync and async).' })),
-    perVideo: Type.Optional(Type.Number({ minimum: 0, description: 'Each generated video (async tasks, the effects-video agent included).' })),
-  },
-  { additionalProperties: false },
-);
-export type ModelPrice = Static<typeof ModelPriceSchema>;
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
@@ -59,12 +43,19 @@ export const KeyPolicySchema = Type.Object(
         {
           balance: Type.Optional(
             Type.Integer({
-              description: 'Spendable micro-units. Written: sets the balance. Read: the balance now, holds for unfinished work taken off.',
+              description: 'Spendable micro-units. Written: sets the balance. Read: the balance now, open reservations taken off.',
             }),
           ),
-          prices: Type.Record(Type.String({ minLength: 1 }), ModelPriceSchema, { description: 'Prices by model name.' }),
+          prices: Type.Optional(
+            Type.Record(Type.String({ minLength: 1 }), ModelPriceSchema, {
+              description: "This key's prices by model name; an entry replaces the config's billing.prices entry for the model.",
+            }),
+          ),
         },
-        { additionalProperties: false, description: 'Prepaid credit: model calls are refused (1113) once the balance is spent.' },
+        {
+          additionalProperties: false,
+          description: "Prepaid credit: each call's maximum cost is reserved before it runs; refused (1113) when it does not fit the balance.",
+        },
       ),
     ),
   },
@@ -83,11 +74,6 @@ export function scopeOf(policy: KeyPolicy | undefined): 'user' | 'admin' {
 /** The concurrency limit of one model for this key; undefined when unlimited. */
 export function concurrencyLimit(policy: KeyPolicy, model: string): number | undefined {
   return ownValue(policy.concurrency?.models, model) ?? policy.concurrency?.perModel;
-}
-
-/** The price of a model for this key; undefined when the key has no credit or the model is free. */
-export function priceOf(policy: KeyPolicy | undefined, model: string): ModelPrice | undefined {
-  return ownValue(policy?.credit?.prices, model);
 }
 
 /**

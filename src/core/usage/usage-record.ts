@@ -23,5 +23,7 @@ export interface UsageRecord {
   readonly cachedTokens: number;
   /** Non-token work of the call; absent for calls measured in tokens only. */
   readonly units?: UsageUnits;
+  /** What the call cost, integer micro-units, priced when recorded; absent: not priced (0). */
+  readonly cost?: number;
   readonly createdAt: number;
 }

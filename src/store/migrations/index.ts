@@ -10,6 +10,7 @@ import * as keyPolicies from './0008-key-policies.ts';
 import * as usageLedger from './0009-usage-ledger.ts';
 import * as usageRollupByBatch from './0010-usage-rollup-by-batch.ts';
 import * as knowledgeBases from './0011-knowledge-bases.ts';
+import * as spendAndReservations from './0012-spend-and-reservations.ts';
 import * as pendingFiles from './0013-pending-files.ts';
 
 /** Every migration, in order; the names are recorded in the database and must never change. */
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '0009-usage-ledger': usageLedger,
   '0010-usage-rollup-by-batch': usageRollupByBatch,
   '0011-knowledge-bases': knowledgeBases,
+  '0012-spend-and-reservations': spendAndReservations,
   '0013-pending-files': pendingFiles,
 };

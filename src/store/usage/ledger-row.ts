@@ -22,6 +22,7 @@ export function toLedgerRow(record: UsageRecord): UsageRecordTable {
     videos: units.videos,
     searches: units.searches,
     urls_read: units.urlsRead,
+    cost: record.cost ?? 0,
     created_at: record.createdAt,
   };
 }
@@ -42,6 +43,7 @@ export function ledgerFields(record: UsageRecord): UsageRecord {
     completionTokens: record.completionTokens,
     cachedTokens: record.cachedTokens,
     ...(units === undefined ? {} : { units: unitFields(units) }),
+    ...(record.cost === undefined ? {} : { cost: record.cost }),
     createdAt: record.createdAt,
   };
 }

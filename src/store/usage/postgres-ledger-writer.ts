@@ -13,6 +13,7 @@ const summedTypes: Readonly<Record<(typeof summedColumns)[number], string>> = {
   videos: 'bigint',
   searches: 'bigint',
   urls_read: 'bigint',
+  cost: 'bigint',
 };
 
 const recordColumns: readonly [keyof UsageRecordTable, string][] = [

@@ -11,6 +11,10 @@ export interface UsageReportQuery {
   /** Last UTC day, inclusive. */
   readonly to: string;
   readonly by: readonly UsageGrouping[];
+  /** Only this key's rows. */
+  readonly keyId?: string | undefined;
+  /** Only this model's rows. */
+  readonly model?: string | undefined;
 }
 
 /** Sums over a group; the grouping fields are set only when grouped by. */
@@ -31,6 +35,8 @@ export interface UsageReportRow {
   readonly videos: number;
   readonly searches: number;
   readonly urlsRead: number;
+  /** What the calls cost, integer micro-units (exact below 2^53). */
+  readonly cost: number;
 }
 
 const groupColumns: Readonly<Record<UsageGrouping, string>> = {
@@ -51,6 +57,7 @@ const sums = {
   videos: 'videos',
   searches: 'searches',
   urlsRead: 'urls_read',
+  cost: 'cost',
 } as const;
 
 /** Usage reports (`model-platform usage report`), read from the daily rollups, not the ledger rows. */
@@ -75,6 +82,8 @@ export class UsageReportRepository {
       SELECT ${sql.join(selected)}
       FROM usage_daily LEFT JOIN api_keys ON api_keys.id = usage_daily.key_id
       WHERE usage_daily.day >= ${query.from} AND usage_daily.day <= ${query.to}
+      ${query.keyId === undefined ? sql`` : sql`AND usage_daily.key_id = ${query.keyId}`}
+      ${query.model === undefined ? sql`` : sql`AND usage_daily.model = ${query.model}`}
       ${groups.length === 0 ? sql`` : sql`GROUP BY ${sql.join(groups)} ORDER BY ${sql.join(groups)}`}`.execute(this.#database.db);
     return result.rows.map((row) => {
       const text = (name: string) => (row[name] === null || row[name] === undefined ? undefined : String(row[name]));

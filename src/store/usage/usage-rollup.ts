@@ -11,6 +11,7 @@ export const summedColumns = [
   'videos',
   'searches',
   'urls_read',
+  'cost',
 ] as const satisfies readonly (keyof UsageRecordTable & keyof UsageDailyTable)[];
 
 /**
