@@ -49,7 +49,7 @@ describe('parseCommandLine', () => {
     assert.equal(refusal(parseCommandLine([])), 'a command is missing');
     assert.equal(refusal(parseCommandLine(['frob', '--help'])), "unknown command 'frob'");
     assert.equal(refusal(parseCommandLine(['keys'])), 'keys needs one of: create, list, revoke, policy, top-up');
-    assert.equal(refusal(parseCommandLine(['keys', 'frob'])), "unknown keys action 'frob' (one of: create, list, revoke, policy)");
+    assert.equal(refusal(parseCommandLine(['keys', 'frob'])), "unknown keys action 'frob' (one of: create, list, revoke, policy, top-up)");
     assert.equal(refusal(parseCommandLine(['keys', 'revoke'])), 'keys revoke needs <id>');
     assert.equal(refusal(parseCommandLine(['migrate', 'now'])), "unexpected argument 'now'");
     assert.equal(refusal(parseCommandLine(['keys', 'policy', 'a', '{}', 'b'])), "unexpected argument 'b'");
