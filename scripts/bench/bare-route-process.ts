@@ -7,11 +7,11 @@ import Fastify from 'fastify';
 import { toChatRequest } from '../../src/api/chat/chat-request.mapper.ts';
 import { toChatCompletion } from '../../src/api/chat/chat-response.mapper.ts';
 import { ChatCompletionRequest } from '../../src/api/chat/chat.schema.ts';
-import { readChatCompletion } from '../../src/backends/openai-compatible/chat-completion-reader.ts';
-import { EngineExchange } from '../../src/backends/openai-compatible/engine-exchange.ts';
-import { defaultMaxResponseBytes } from '../../src/backends/openai-compatible/engine-request.ts';
+import { readChatCompletion } from '../../src/backends/engine-http/chat-completion-reader.ts';
+import { EngineExchange } from '../../src/backends/engine-http/engine-exchange.ts';
+import { defaultMaxResponseBytes } from '../../src/backends/engine-http/engine-request.ts';
 import { engineDispatcher } from '../../src/backends/engine-http/engine-dispatcher.ts';
-import { buildOpenAiChatBody, defaultThinkingParam } from '../../src/backends/openai-compatible/openai-chat-body.ts';
+import { buildOpenAiChatBody, defaultThinkingParam } from '../../src/backends/engine-http/openai-chat-body.ts';
 import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 
 const url = `${process.env['TARGET'] ?? ''}/chat/completions`;

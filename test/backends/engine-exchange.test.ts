@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { ChatCompletionsEngine, maxEventsWithoutProgress } from '../../src/backends/openai-compatible/chat-completions-engine.ts';
-import { engineHttpError } from '../../src/backends/openai-compatible/engine-http-error.ts';
-import { getJson, postForEvents, postJson, type EngineConnection } from '../../src/backends/openai-compatible/engine-request.ts';
+import { ChatCompletionsEngine, maxEventsWithoutProgress } from '../../src/backends/engine-http/chat-completions-engine.ts';
+import { engineHttpError } from '../../src/backends/engine-http/engine-http-error.ts';
+import { getJson, postForEvents, postJson, type EngineConnection } from '../../src/backends/engine-http/engine-request.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import { assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';

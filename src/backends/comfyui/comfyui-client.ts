@@ -4,9 +4,9 @@ import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { readCappedBody } from '../engine-http/read-capped-body.ts';
 import { maxEngineVideoBytes } from '../../tools/media/engine-media-download.ts';
-import { engineErrorMessage } from '../openai-compatible/engine-http-error.ts';
-import { answerOverCap, defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';
-import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { engineErrorMessage } from '../engine-http/engine-http-error.ts';
+import { answerOverCap, defaultMaxResponseBytes } from '../engine-http/engine-request.ts';
+import { asRecord, asString } from '../engine-http/wire-reading.ts';
 import { describeNodeErrors } from './comfyui-history.ts';
 
 /** One output file of a finished prompt, as history lists it and /view serves it. */

@@ -1,4 +1,4 @@
-import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { asArray, asRecord, asString } from '../engine-http/wire-reading.ts';
 import type { ComfyFile } from './comfyui-client.ts';
 
 /** An output file and the key it was listed under (`images`, `gifs`, `videos`, ...). */

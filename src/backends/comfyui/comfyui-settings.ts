@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { modelSettings } from '../../core/config/config.schema.ts';
-import { httpEngineSettings } from '../http-engine-settings.ts';
+import { httpEngineSettings } from '../engine-http/engine-settings.ts';
 
 /** A model entry of `backend: comfyui`: a ComfyUI server running the model's workflow. */
 export const ComfyUiSettingsSchema = Type.Object(

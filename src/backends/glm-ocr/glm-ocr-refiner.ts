@@ -2,8 +2,8 @@ import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { LayoutLabel } from '../../core/ocr/layout-parser.ts';
 import type { LayoutBlock } from '../../tools/layout/analyse-layout.ts';
 import type { RefinedBlock } from '../../tools/document/document-layout-parser.ts';
-import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { asArray, asRecord, asString } from '../engine-http/wire-reading.ts';
 
 /** GLM-OCR's task prompts: the model is trained to answer each with that kind of content. */
 const recognitionPrompts: Record<Exclude<LayoutLabel, 'image'>, string> = {

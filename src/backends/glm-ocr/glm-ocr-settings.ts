@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { openAiServerSettings } from '../http-engine-settings.ts';
-import { classifyDirectionSetting } from '../paddle-ocr/paddle-ocr-settings.ts';
+import { classifyDirectionSetting, openAiServerSettings } from '../engine-http/engine-settings.ts';
 
 /** A model entry of `backend: glm-ocr`: in-process layout, regions read by GLM-OCR on a vision server. */
 export const GlmOcrSettingsSchema = Type.Object(

@@ -1,7 +1,7 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { GlmOcrSettings } from './glm-ocr-settings.ts';
 import { DocumentLayoutParser } from '../../tools/document/document-layout-parser.ts';
-import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
+import { engineHttpError } from '../engine-http/engine-http-error.ts';
 import { paddleOcrFor } from '../../tools/ocr/paddle-ocr.ts';
 import { GlmOcrRefiner } from './glm-ocr-refiner.ts';
 import { probeModelList } from '../engine-http/probe-engine.ts';

@@ -1,6 +1,6 @@
 import type { SearchIndex } from '../../core/web/search-index.ts';
 import type { SearchIntent, SearchQuery, SearchResponse, WebSearcher } from '../../core/web/web-searcher.ts';
-import { iconOf, mediaOf, publishDateOf, referOf } from './search-result-fields.ts';
+import { contentLengths, iconOf, mediaOf, publishDateOf, referOf } from '../engine-http/search-result-fields.ts';
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -12,9 +12,6 @@ const recencyWindowMs: Record<SearchQuery['recencyFilter'], number | undefined> 
   oneYear: 365 * dayMs,
   noLimit: undefined,
 };
-
-/** Characters of text per result (docs/wire.md §1.2: medium about 400-600, high about 2,500). */
-export const contentLengths: Record<SearchQuery['contentSize'], number> = { medium: 500, high: 2500 };
 
 /**
  * Web search over the platform's own full-text index (pages added with `model-platform index

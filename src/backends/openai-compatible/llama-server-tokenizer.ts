@@ -1,7 +1,7 @@
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { EngineMediaCount } from '../../core/chat/chat-model.ts';
-import { postJson, type EngineConnection } from './engine-request.ts';
-import { asArray, asRecord } from './wire-reading.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { asArray, asRecord } from '../engine-http/wire-reading.ts';
 
 /** Which of llama.cpp server's two ways of counting a chat this server has. */
 type CountRoute = 'input-tokens' | 'apply-template';

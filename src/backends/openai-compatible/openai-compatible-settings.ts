@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { modelSettings } from '../../core/config/config.schema.ts';
-import { openAiServerSettings } from '../http-engine-settings.ts';
+import { openAiServerSettings } from '../engine-http/engine-settings.ts';
 
 /** A model entry of `backend: openai-compatible`: any OpenAI-compatible chat server. */
 export const OpenAiCompatibleSettingsSchema = Type.Object(

@@ -1,11 +1,11 @@
 import type { TokenCounter } from '../../core/chat/chat-model.ts';
 import type { ChatRequest, ContentPart } from '../../core/chat/chat-types.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
-import { engineErrorMessage } from './engine-http-error.ts';
-import { postJson, type EngineConnection } from './engine-request.ts';
+import { engineErrorMessage } from '../engine-http/engine-http-error.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
 import { LlamaServerTokenizer, zeroTokens } from './llama-server-tokenizer.ts';
-import { buildOpenAiChatBody, type OpenAiBodyOptions } from './openai-chat-body.ts';
-import { asRecord } from './wire-reading.ts';
+import { buildOpenAiChatBody, type OpenAiBodyOptions } from '../engine-http/openai-chat-body.ts';
+import { asRecord } from '../engine-http/wire-reading.ts';
 import type { OpenAiCompatibleSettings } from './openai-compatible-settings.ts';
 
 /** The server behind an openai-compatible model, as far as token counting cares. */

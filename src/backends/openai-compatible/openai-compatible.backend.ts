@@ -1,14 +1,11 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiCompatibleSettings } from './openai-compatible-settings.ts';
-import { ChatCompletionsEngine } from './chat-completions-engine.ts';
-import { engineHttpError } from './engine-http-error.ts';
+import { ChatCompletionsEngine } from '../engine-http/chat-completions-engine.ts';
+import { engineHttpError } from '../engine-http/engine-http-error.ts';
 import { probeModelList } from '../engine-http/probe-engine.ts';
-import type { EngineConnection } from './engine-request.ts';
-import { buildOpenAiChatBody, defaultThinkingParam, type OpenAiBodyOptions } from './openai-chat-body.ts';
+import { defaultEngineTimeoutMs, type EngineConnection } from '../engine-http/engine-request.ts';
+import { buildOpenAiChatBody, defaultThinkingParam, type OpenAiBodyOptions } from '../engine-http/openai-chat-body.ts';
 import { OpenAiCompatibleTokenizer } from './openai-compatible-tokenizer.ts';
-
-/** Ten minutes: a long reasoning answer on a busy server takes minutes; a dead one is caught by connect errors. */
-export const defaultEngineTimeoutMs = 600_000;
 
 /**
  * Any OpenAI-compatible inference server (vLLM, SGLang, llama.cpp server, Ollama, LocalAI):

@@ -1,9 +1,9 @@
 import { flaggedWithoutLevel } from '../../core/errors/content-filter.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { GeneratedImage, GeneratedImages, ImageGenerator, ImageRequest } from '../../core/media/image-generator.ts';
-import { engineErrorMessage, engineHttpError } from '../openai-compatible/engine-http-error.ts';
-import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { engineErrorMessage, engineHttpError } from '../engine-http/engine-http-error.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { asArray, asRecord, asString } from '../engine-http/wire-reading.ts';
 import { maxEngineImageBytes, type EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
 import { imageTypeOf } from '../../tools/media/media-signature.ts';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { openAiServerSettings } from '../http-engine-settings.ts';
+import { openAiServerSettings } from '../engine-http/engine-settings.ts';
 
 /** A model entry of `backend: openai-images`: an OpenAI-compatible image generation server. */
 export const OpenAiImagesSettingsSchema = Type.Object(

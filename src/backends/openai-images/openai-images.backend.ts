@@ -2,7 +2,7 @@ import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiImagesSettings } from './openai-images-settings.ts';
 import { defaultImageTimeoutMs } from '../../core/media/media-timeouts.ts';
 import { EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
-import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
+import { engineHttpError } from '../engine-http/engine-http-error.ts';
 import { OpenAiImageGenerator } from './openai-image-generator.ts';
 import { probeModelList } from '../engine-http/probe-engine.ts';
 

@@ -1,8 +1,9 @@
-import { FormData } from 'undici';
+import type { FormData } from 'undici';
+import { audioForm } from '../engine-http/audio-form.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
-import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { asRecord, asString } from '../engine-http/wire-reading.ts';
 
 /**
  * An OpenAI-compatible transcription server (`POST {baseUrl}/audio/transcriptions`: OpenAI,
@@ -45,17 +46,6 @@ export class OpenAiTranscriber implements Transcriber {
     for (const word of request.hotwords) form.append('hotwords', word);
     return form;
   }
-}
-
-const contentTypes = { wav: 'audio/wav', mp3: 'audio/mpeg' } as const;
-
-/** A multipart form with the audio file part and the upstream model name, as transcription servers take it. */
-export function audioForm(request: TranscriptionRequest, upstreamModel: string): FormData {
-  const form = new FormData();
-  const { bytes, format } = request.audio;
-  form.append('file', new Blob([bytes], { type: contentTypes[format] }), `audio.${format}`);
-  form.append('model', upstreamModel);
-  return form;
 }
 
 /** The prompt, with the hotwords appended as a comma-separated list (Whisper's way of learning words). */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { openAiServerSettings } from '../http-engine-settings.ts';
+import { openAiServerSettings } from '../engine-http/engine-settings.ts';
 
 /** A model entry of `backend: openai-transcription`: an OpenAI-compatible transcription server. */
 export const OpenAiTranscriptionSettingsSchema = Type.Object(

@@ -1,6 +1,6 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { OpenAiTranscriptionSettings } from './openai-transcription-settings.ts';
-import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
+import { engineHttpError } from '../engine-http/engine-http-error.ts';
 import { OpenAiTranscriber } from './openai-transcriber.ts';
 import { probeModelList } from '../engine-http/probe-engine.ts';
 

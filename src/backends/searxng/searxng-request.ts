@@ -4,8 +4,8 @@ import { EngineFailure, type EngineFailureKind } from '../../core/errors/engine-
 import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
 import { readCappedBody } from '../engine-http/read-capped-body.ts';
 import { connectionDetail } from '../engine-http/connection-detail.ts';
-import { engineErrorMessage } from '../openai-compatible/engine-http-error.ts';
-import { answerOverCap } from '../openai-compatible/engine-request.ts';
+import { engineErrorMessage } from '../engine-http/engine-http-error.ts';
+import { answerOverCap } from '../engine-http/engine-request.ts';
 
 export interface SearxngConnection {
   /** The public engine name, for messages. */

@@ -1,7 +1,7 @@
 import type { SearchResult } from '../../core/web/web-searcher.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
-import { iconOf, mediaOf, publishDateOf, referOf } from '../local-index/search-result-fields.ts';
-import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { iconOf, mediaOf, publishDateOf, referOf } from '../engine-http/search-result-fields.ts';
+import { asArray, asRecord, asString } from '../engine-http/wire-reading.ts';
 
 /** A SearXNG result before it is numbered: what the JSON API gives, leniently read. */
 export interface SearxngHit {

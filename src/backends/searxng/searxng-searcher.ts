@@ -1,5 +1,5 @@
 import type { SearchQuery, SearchResponse, WebSearcher } from '../../core/web/web-searcher.ts';
-import { contentLengths } from '../local-index/local-index-searcher.ts';
+import { contentLengths } from '../engine-http/search-result-fields.ts';
 import { getSearchJson, type SearxngConnection } from './searxng-request.ts';
 import { readSearxngHits, toSearchResult, type SearxngHit } from './searxng-results.ts';
 

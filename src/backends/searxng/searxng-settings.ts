@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { modelSettings } from '../../core/config/config.schema.ts';
-import { httpEngineSettings } from '../http-engine-settings.ts';
+import { httpEngineSettings } from '../engine-http/engine-settings.ts';
 
 /** A search engine entry of `backend: searxng`: a SearXNG instance with its JSON format enabled. */
 export const SearxngSettingsSchema = Type.Object(

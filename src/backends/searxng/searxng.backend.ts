@@ -1,6 +1,6 @@
 import type { BackendFactory } from '../../core/backends/backend.ts';
 import type { SearxngSettings } from './searxng-settings.ts';
-import { defaultMaxResponseBytes } from '../openai-compatible/engine-request.ts';
+import { defaultMaxResponseBytes } from '../engine-http/engine-request.ts';
 import { SearxngSearcher } from './searxng-searcher.ts';
 import { probeSearxng } from './searxng-probe.ts';
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
-import { getJson, postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { asRecord, asString, pathOf, type WireRecord } from '../openai-compatible/wire-reading.ts';
+import { getJson, postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { asRecord, asString, pathOf, type WireRecord } from '../engine-http/wire-reading.ts';
 
 /**
  * The upstream platform's own asynchronous tasks: a submission answers `{id, task_status}` and

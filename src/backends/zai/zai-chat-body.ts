@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../../core/chat/chat-types.ts';
-import { toOpenAiMessages, toOpenAiTools } from '../openai-compatible/openai-chat-body.ts';
+import { toOpenAiMessages, toOpenAiTools } from '../engine-http/openai-chat-body.ts';
 
 /**
  * The upstream platform's own chat body: the same fields a client sends us, so the upstream

@@ -1,5 +1,5 @@
 import { contentFilterRoles, type ContentFilterVerdict } from '../../core/errors/content-filter.ts';
-import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { asArray, asRecord, asString } from '../engine-http/wire-reading.ts';
 
 /** More verdicts than the three roles is never meaningful; the rest of a long list is not read. */
 const maxVerdicts = 8;

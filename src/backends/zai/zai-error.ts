@@ -1,7 +1,7 @@
 import { EngineFailure, type EngineFailureKind } from '../../core/errors/engine-failure.ts';
 import { errorCatalogue, type ErrorCode } from '../../core/errors/error-catalogue.ts';
-import { engineHttpError } from '../openai-compatible/engine-http-error.ts';
-import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { engineHttpError } from '../engine-http/engine-http-error.ts';
+import { asRecord, asString } from '../engine-http/wire-reading.ts';
 import { readContentFilter } from './zai-content-filter.ts';
 
 /** Codes about the caller's own credentials: upstream, they are about the server's apiKey instead. */

@@ -3,8 +3,8 @@ import type { ContentFilterVerdict, GeneratedImage, GeneratedImages, ImageGenera
 import { runWithDeadline } from '../../core/media/run-with-deadline.ts';
 import { maxEngineImageBytes, type EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
 import { imageTypeOf } from '../../tools/media/media-signature.ts';
-import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { asArray, asRecord, asString } from '../engine-http/wire-reading.ts';
 import type { ZaiAsyncTask } from './zai-async-task.ts';
 import { readContentFilter } from './zai-content-filter.ts';
 

@@ -9,8 +9,8 @@ import {
   type LayoutResult,
   type NormalisedBox,
 } from '../../core/ocr/layout-parser.ts';
-import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { asArray, asRecord, asString, type WireRecord } from '../openai-compatible/wire-reading.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { asArray, asRecord, asString, type WireRecord } from '../engine-http/wire-reading.ts';
 
 /**
  * Layout parsing on the upstream platform's own `POST /layout_parsing`: the document goes up as

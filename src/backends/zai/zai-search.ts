@@ -1,7 +1,7 @@
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { SearchIntent, SearchQuery, SearchResponse, SearchResult, WebSearcher } from '../../core/web/web-searcher.ts';
-import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { asArray, asRecord, asString, type WireRecord } from '../openai-compatible/wire-reading.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { asArray, asRecord, asString, type WireRecord } from '../engine-http/wire-reading.ts';
 
 /**
  * Web search on the upstream platform's own `POST /web_search`: the request goes out in the

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { modelSettings } from '../../core/config/config.schema.ts';
-import { httpEngineSettings } from '../http-engine-settings.ts';
+import { httpEngineSettings } from '../engine-http/engine-settings.ts';
 
 /** A model entry of `backend: zai`: the upstream cloud platform (baseUrl defaults to its public address). */
 export const ZaiSettingsSchema = Type.Object(

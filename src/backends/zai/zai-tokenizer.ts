@@ -1,8 +1,8 @@
 import type { TokenCounter } from '../../core/chat/chat-model.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
-import { postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { toOpenAiMessages, toOpenAiTools } from '../openai-compatible/openai-chat-body.ts';
-import { asCount, pathOf } from '../openai-compatible/wire-reading.ts';
+import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { toOpenAiMessages, toOpenAiTools } from '../engine-http/openai-chat-body.ts';
+import { asCount, pathOf } from '../engine-http/wire-reading.ts';
 
 /** Token counts from the upstream platform's own `POST /tokenizer`. */
 export class ZaiTokenizer implements TokenCounter {

@@ -1,9 +1,9 @@
 import type { FormData } from 'undici';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
-import { postForEvents, postJson, type EngineConnection } from '../openai-compatible/engine-request.ts';
-import { audioForm } from '../openai-transcription/openai-transcriber.ts';
-import { asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { postForEvents, postJson, type EngineConnection } from '../engine-http/engine-request.ts';
+import { audioForm } from '../engine-http/audio-form.ts';
+import { asRecord, asString } from '../engine-http/wire-reading.ts';
 
 /**
  * Transcription on the upstream platform's own `POST /audio/transcriptions`: the same multipart

@@ -3,7 +3,7 @@ import { runWithDeadline } from '../../core/media/run-with-deadline.ts';
 import type { GeneratedVideo, VideoGenerator, VideoRequest } from '../../core/media/video-generator.ts';
 import { maxEngineImageBytes, maxEngineVideoBytes, type EngineMediaDownload } from '../../tools/media/engine-media-download.ts';
 import { imageTypeOf, videoTypeOf } from '../../tools/media/media-signature.ts';
-import { asArray, asRecord, asString } from '../openai-compatible/wire-reading.ts';
+import { asArray, asRecord, asString } from '../engine-http/wire-reading.ts';
 import type { ZaiAsyncTask } from './zai-async-task.ts';
 
 /**

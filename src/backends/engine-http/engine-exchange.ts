@@ -1,7 +1,7 @@
 import type { Client, Dispatcher } from 'undici';
 import type { EngineFailure } from '../../core/errors/engine-failure.ts';
-import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
-import { freshConnection } from '../engine-http/engine-dispatcher.ts';
+import { AnswerOverCapError } from './answer-over-cap-error.ts';
+import { freshConnection } from './engine-dispatcher.ts';
 
 export interface ExchangeOptions {
   /** POST for calls; GET for polling a task's result. */

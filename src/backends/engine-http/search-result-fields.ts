@@ -1,3 +1,8 @@
+import type { SearchQuery } from '../../core/web/web-searcher.ts';
+
+/** Characters of text per result (docs/wire.md §1.2: medium about 400-600, high about 2,500). */
+export const contentLengths: Record<SearchQuery['contentSize'], number> = { medium: 500, high: 2500 };
+
 /**
  * Result fields derived from a page's URL and date the same way by every engine that only has
  * those: `media` falls back to the host, `icon` to the site's conventional /favicon.ico.

@@ -6,7 +6,7 @@ import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { ChatChunkReader } from './chat-chunk-reader.ts';
 import { readChatCompletion } from './chat-completion-reader.ts';
-import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
+import { AnswerOverCapError } from './answer-over-cap-error.ts';
 import { answerOverCap, openEvents, postJson, type AnswerHeaders, type EngineConnection } from './engine-request.ts';
 import { asRecord, type WireRecord } from './wire-reading.ts';
 

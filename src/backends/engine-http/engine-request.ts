@@ -1,12 +1,15 @@
 import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
-import { AnswerOverCapError } from '../engine-http/answer-over-cap-error.ts';
-import { engineDispatcher } from '../engine-http/engine-dispatcher.ts';
-import { connectionDetail } from '../engine-http/connection-detail.ts';
-import { SseDataReader } from '../engine-http/read-sse.ts';
+import { AnswerOverCapError } from './answer-over-cap-error.ts';
+import { engineDispatcher } from './engine-dispatcher.ts';
+import { connectionDetail } from './connection-detail.ts';
+import { SseDataReader } from './read-sse.ts';
 import { FormData, Response } from 'undici';
 import { EngineExchange } from './engine-exchange.ts';
 import { abortReason } from '../../core/errors/abort-reason.ts';
+
+/** Ten minutes: a long reasoning answer on a busy server takes minutes; a dead one is caught by connect errors. */
+export const defaultEngineTimeoutMs = 600_000;
 
 /** Most bytes of one engine answer read whole (and of any error body) unless the model's `maxResponseBytes` says otherwise. */
 export const defaultMaxResponseBytes = 32 * 1024 * 1024;
