@@ -8,6 +8,16 @@ const engineKinds = readdirSync(new URL('src/backends/', import.meta.url), { wit
   .filter((entry) => entry.isDirectory() && entry.name !== 'engine-http')
   .map((entry) => entry.name);
 
+/** How to do without a forbidden import, by the folder imported from. */
+const remedies = {
+  api: 'compose it in src/platform (build-app.ts), or move what both need to src/core.',
+  tools: 'name a port in src/core and pass the implementation in from src/platform.',
+  store: 'name a port in src/core and pass the implementation in from src/platform.',
+  blobs: 'name a port in src/core and pass the implementation in from src/platform.',
+  limits: 'name a port in src/core and pass the implementation in from src/platform.',
+  tasks: 'name a port in src/core and pass the implementation in from src/platform.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'dist/**', 'bin/**', '.tmp/**', 'openapi.json'] },
   js.configs.recommended,
@@ -17,9 +27,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
-  // core holds the platform's own concepts; the server (http), the routes (api) and the engine
-  // adapters (backends) build on it, never the other way round.
-  ...layerBoundary('core', ['http', 'api', 'backends']),
+  // core holds the platform's own concepts and the ports it needs; the server (http), the routes
+  // (api), the engine adapters (backends) and the implementations of its ports (tools, store,
+  // blobs, limits, tasks) build on it, never the other way round. src/platform, the composition
+  // root, is the one place that joins them.
+  ...layerBoundary('core', ['http', 'api', 'backends', 'tools', 'store', 'blobs', 'limits', 'tasks']),
+  // Routes reach storage through the ports in AppDependencies, so a route can be read and tested
+  // without a database.
+  ...layerBoundary('api', ['store']),
+  // The HTTP server knows nothing of the routes it serves: build-app (src/platform) registers them.
+  ...layerBoundary('http', ['api']),
   // An engine kind reaches its engine with core's types and engine-http's helpers only, so that
   // changing or removing one kind never touches another.
   ...layerBoundary('backends', ['http', 'api'], {
@@ -40,7 +57,7 @@ function layerBoundary(layer, forbidden, within = { siblings: [], message: () =>
   return [1, 2, 3, 4].map((depth) => {
     const outward = forbidden.map((folder) => ({
       group: [`${'../'.repeat(depth)}${folder}`, `${'../'.repeat(depth)}${folder}/**`],
-      message: `src/${layer} must not import from src/${folder}: what both need belongs in src/core.`,
+      message: `src/${layer} must not import from src/${folder}: ${remedies[folder] ?? 'what both need belongs in src/core.'}`,
     }));
     const sideways =
       depth < 2

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSettings } from '../src/core/config/settings.ts';
-import { buildApp } from '../src/http/build-app.ts';
-import { renderOpenApi } from '../src/http/openapi.ts';
+import { buildApp } from '../src/platform/build-app.ts';
+import { renderOpenApi } from '../src/api/openapi.ts';
 import { openPlatform } from '../src/platform/open-platform.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'model-platform-openapi-'));

@@ -1,6 +1,6 @@
 import { readSettings, type Settings } from '../core/config/settings.ts';
 import type { App } from '../http/app-types.ts';
-import { buildApp } from '../http/build-app.ts';
+import { buildApp } from '../platform/build-app.ts';
 import { serverLimitsFromSettings } from '../http/server-limits.ts';
 import { ensureInitialKey } from '../platform/ensure-initial-key.ts';
 import { openPlatform, type Platform } from '../platform/open-platform.ts';

@@ -1,5 +1,5 @@
 import { microsDecimal } from '../core/billing/money-amount.ts';
-import type { UsageGrouping, UsageReportRow } from '../store/usage/usage-report-repository.ts';
+import type { UsageGrouping, UsageReportRow } from '../core/usage/usage-report.ts';
 
 interface Column {
   readonly title: string;

@@ -2,7 +2,8 @@ import { readSettings } from '../core/config/settings.ts';
 import { openDatabase } from '../store/database.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { dayMs, isUtcDay, utcDay, dayStartMs } from '../store/usage/usage-day.ts';
-import { UsageReportRepository, usageGroupings, type UsageGrouping } from '../store/usage/usage-report-repository.ts';
+import { usageGroupings, type UsageGrouping } from '../core/usage/usage-report.ts';
+import { UsageReportRepository } from '../store/usage/usage-report-repository.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { usageReportCsv, usageReportTable } from './usage-report-format.ts';
 

@@ -9,6 +9,8 @@ import type { BlobStore } from '../core/blobs/blob-store.ts';
 import type { PlatformConfig } from '../core/config/config.schema.ts';
 import type { ModelBackends } from '../core/backends/model-backends.ts';
 import type { FileStore } from '../core/files/file-store.ts';
+import type { MediaFetcher } from '../core/chat/inline-remote-media.ts';
+import type { KnowledgeIndex } from '../core/knowledge/knowledge-index.ts';
 import type { Readiness } from '../core/health/readiness.ts';
 import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
 import type { ModelResolver } from '../core/models/model-resolver.ts';
@@ -39,6 +41,10 @@ export interface AppDependencies {
   readonly blobUrls: BlobUrlSigner;
   /** Uploaded files (POST /files), each key seeing only its own. */
   readonly files: FileStore;
+  /** The knowledge bases of the retrieval tool (files uploaded with purpose=retrieval). */
+  readonly knowledge: KnowledgeIndex;
+  /** Media given by URL in chat and tokenizer messages, fetched through the SSRF guard. */
+  readonly mediaFetcher: MediaFetcher;
   /** The agents of /v1/agents, by agent_id. */
   readonly agents: Readonly<Record<AgentId, Agent>>;
   /** Key limits (rate, models, quotas, concurrency, credit): one path for every route (http/admission-hooks.ts). */

@@ -1,6 +1,5 @@
 import { AjvCompiler, type ErrorObject } from '@fastify/ajv-compiler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorBody } from '../api/shared/common.schema.ts';
 import type { App } from './app-types.ts';
 import { routeOf } from './route-of.ts';
 
@@ -30,8 +29,9 @@ const excerptLength = 600;
  * body, for a failure sent in band). Answers are serialized by `JSON.stringify`, so without this
  * the schemas would document a contract nothing holds the code to. Installed only where asked
  * (the test platforms): production pays nothing. Mismatches are reported, never changed or hidden.
+ * `errorBodySchema` is the platform's error body, which any failure sent in band must match.
  */
-export function installResponseValidation(app: App, report: ResponseMismatchReporter): void {
+export function installResponseValidation(app: App, report: ResponseMismatchReporter, errorBodySchema: object): void {
   // Fastify's own Ajv set-up, with nothing that would alter the data it checks.
   const compile = AjvCompiler()({}, { customOptions: { allErrors: true, coerceTypes: false, useDefaults: false, removeAdditional: false } });
   const validators = new WeakMap<object, Validator>();
@@ -43,7 +43,7 @@ export function installResponseValidation(app: App, report: ResponseMismatchRepo
     }
     return validator;
   };
-  const errorBody = validatorOf(ErrorBody);
+  const errorBody = validatorOf(errorBodySchema);
 
   app.addHook('onSend', async (request, reply, payload) => {
     const mismatch = checkBody(request, reply, payload, validatorOf);

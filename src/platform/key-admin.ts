@@ -5,7 +5,8 @@ import { createAjv } from '../core/json-schema/create-ajv.ts';
 import { KeyPolicySchema, type KeyPolicy } from '../core/limits/key-policy.ts';
 import type { ApiKeyRepository } from '../store/api-key-repository.ts';
 import type { CreditRepository } from '../store/credit-repository.ts';
-import type { UsageReportQuery, UsageReportRepository, UsageReportRow } from '../store/usage/usage-report-repository.ts';
+import type { UsageReportQuery, UsageReportRow } from '../core/usage/usage-report.ts';
+import type { UsageReportRepository } from '../store/usage/usage-report-repository.ts';
 
 /** A key as operators see it: never its secret; the policy with the current credit balance. */
 export interface KeyView {

@@ -38,8 +38,11 @@ import { startFileRetentionSweeper } from '../core/files/file-retention-sweeper.
 import type { FileStore } from '../core/files/file-store.ts';
 import { FileRepository } from '../store/file-repository.ts';
 import { createMediaTaskHandlers } from '../core/media/media-task-handlers.ts';
+import { extractFirstFrame } from '../tools/media/first-frame.ts';
 import { createChatTaskHandler } from '../core/chat/chat-task-handler.ts';
-import { createChatMediaFetcher } from '../core/chat/inline-remote-media.ts';
+import { createChatMediaFetcher } from '../tools/fetch/chat-media-fetcher.ts';
+import type { GuardedFetcher } from '../tools/fetch/guarded-fetcher.ts';
+import type { KnowledgeIndex } from '../core/knowledge/knowledge-index.ts';
 import type { Agent } from '../agents/agent.ts';
 import { createAgents, type AgentId } from '../agents/index.ts';
 import { AgentConversationRepository } from '../store/agent-conversation-repository.ts';
@@ -76,6 +79,10 @@ export interface Platform {
   readonly blobUrls: BlobUrlSigner;
   /** Uploaded files: records in the database, bytes in `blobs` under `files/`; kept 180 days. */
   readonly files: FileStore;
+  /** The knowledge bases of the retrieval tool, in the database. */
+  readonly knowledge: KnowledgeIndex;
+  /** Media given by URL in chat and tokenizer calls, fetched through the SSRF guard; closed with the platform. */
+  readonly mediaFetcher: GuardedFetcher;
   /** The agents of /v1/agents, by agent_id, built on the services above. */
   readonly agents: Readonly<Record<AgentId, Agent>>;
   /** Async tasks; their workers run only after `startWorkers()` (serve and worker commands). Submissions hold key credit. */
@@ -162,8 +169,9 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   const disk = options.disk ?? nodeLocalDisk;
   const { store: blobs, signer: blobUrls } = createBlobStore(settings, masterKey, disk);
   const files = new BlobFileStore(new FileRepository(database), blobs);
-  // Async chat calls' media given by URL, fetched by the workers through the SSRF guard as the chat route does.
-  const chatMediaFetcher = createChatMediaFetcher(config.fetch?.allow ?? [], 'async chat media');
+  // Media given by URL in chat and tokenizer calls, sync and async (the workers), all through the one SSRF guard.
+  const mediaFetcher = createChatMediaFetcher(config.fetch?.allow ?? []);
+  const knowledge = createKnowledgeIndex(database);
   const tasks = withCreditReservations(
     createTaskService({
       database,
@@ -180,8 +188,13 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
         });
       },
       handlers: options.taskHandlers ?? [
-        ...createMediaTaskHandlers({ backends, blobs, engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability) }),
-        createChatTaskHandler({ backends, mediaFetcher: chatMediaFetcher, knowledge: createKnowledgeIndex(database) }),
+        ...createMediaTaskHandlers({
+          backends,
+          blobs,
+          extractFirstFrame,
+          engineConcurrency: (model, capability) => catalogConcurrency(models, model, capability),
+        }),
+        createChatTaskHandler({ backends, mediaFetcher, knowledge }),
       ],
       // The lease from the settings (how soon a killed worker's task is taken over), heartbeats three to a lease.
       tuning: { leaseMs: settings.taskLeaseSeconds * 1000, heartbeatMs: (settings.taskLeaseSeconds * 1000) / 3, ...options.taskTuning },
@@ -207,6 +220,8 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     blobs,
     blobUrls,
     files,
+    knowledge,
+    mediaFetcher,
     agents,
     tasks,
     admission: limits.admission,
@@ -250,7 +265,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       // Engines before the limiter: their shared deployment slots are released while Redis is still connected.
       await backends.close();
       await limits.close();
-      await chatMediaFetcher.close();
+      await mediaFetcher.close();
       await reader.close();
       await database.close();
       metrics.close();

@@ -4,7 +4,7 @@ import type { Agent, AgentEvent, AgentInput, AsyncAgentResult, ConversationItem,
 import type { AgentId } from '../../src/agents/index.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { App } from '../../src/http/app-types.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { ResponseContract } from '../helpers/response-contract.ts';
 import { parseSseBody } from '../helpers/sse-events.ts';

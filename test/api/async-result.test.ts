@@ -11,7 +11,7 @@ import { readSettings } from '../../src/core/config/settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import type { TaskHandler, TaskRecord } from '../../src/core/tasks/task.ts';
 import type { App } from '../../src/http/app-types.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
 import { fastTuning } from '../tasks/task-test-kit.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';

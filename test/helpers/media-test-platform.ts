@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { formatApiKey } from '../../src/core/auth/api-key.ts';
 import type { PlatformConfig } from '../../src/core/config/config.schema.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import { openPlatform, type PlatformOptions } from '../../src/platform/open-platform.ts';
 import { ResponseContract } from './response-contract.ts';
 import type { CheckedTestPlatform, TestPlatform } from './test-platform.ts';

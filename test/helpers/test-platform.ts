@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { formatApiKey } from '../../src/core/auth/api-key.ts';
 import type { PlatformConfig } from '../../src/core/config/config.schema.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import type { App } from '../../src/http/app-types.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
 import type { PlatformLogger } from '../../src/platform/create-logger.ts';

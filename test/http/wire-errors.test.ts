@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { formatApiKey } from '../../src/core/auth/api-key.ts';
 import { ErrorBody } from '../../src/api/shared/common.schema.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 

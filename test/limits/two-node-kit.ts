@@ -8,7 +8,7 @@ import type { PlatformConfig } from '../../src/core/config/config.schema.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
 import type { KeyPolicy } from '../../src/core/limits/key-policy.ts';
 import type { App } from '../../src/http/app-types.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import { ResponseContract } from '../helpers/response-contract.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
 import { databaseTargets } from '../helpers/test-databases.ts';

@@ -13,6 +13,15 @@ async function boundaryErrors(filePath: string, source: string): Promise<string[
   return result.messages.filter((message) => message.ruleId === 'no-restricted-imports').map((message) => message.message);
 }
 
+/** Each source, linted as the file at its path, gets exactly one boundary error, the one `message` gives for its folder. */
+async function assertRefused(crossings: [filePath: string, source: string, folder: string][], message: (folder: string) => string): Promise<void> {
+  for (const [filePath, source, folder] of crossings) {
+    const errors = await boundaryErrors(filePath, source);
+    assert.equal(errors.length, 1, `${filePath}: ${source}`);
+    assert.ok(errors[0]?.includes(message(folder)), `${filePath}: ${errors[0]}`);
+  }
+}
+
 describe('layer boundaries (eslint.config.js)', () => {
   it('refuses an import from src/http, src/api or src/backends in src/core, at any depth', async () => {
     const crossings: [filePath: string, source: string, folder: string][] = [
@@ -66,6 +75,51 @@ describe('layer boundaries (eslint.config.js)', () => {
     }
   });
 
+  it('refuses an import from src/tools, src/store, src/blobs, src/limits or src/tasks in src/core, naming the port to use', async () => {
+    await assertRefused(
+      [
+        ['src/core/chat/probe.ts', "import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';\nexport const probe = GuardedFetcher;\n", 'tools'],
+        [
+          'src/core/knowledge/probe.ts',
+          "import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';\nexport const probe = createKnowledgeIndex;\n",
+          'store',
+        ],
+        ['src/core/probe.ts', "export { createBlobStore } from '../blobs/create-blob-store.ts';\n", 'blobs'],
+        ['src/core/limits/probe.ts', "import type { Limiter } from '../../limits/limiter.ts';\nexport type Probe = Limiter;\n", 'limits'],
+        [
+          'src/core/tasks/deeper/probe.ts',
+          "import { createTaskService } from '../../../tasks/task-service.ts';\nexport const probe = createTaskService;\n",
+          'tasks',
+        ],
+      ],
+      (folder) => `src/core must not import from src/${folder}: name a port in src/core and pass the implementation in from src/platform`,
+    );
+  });
+
+  it('refuses an import from src/store in src/api', async () => {
+    await assertRefused(
+      [
+        [
+          'src/api/chat/probe.ts',
+          "import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';\nexport const probe = createKnowledgeIndex;\n",
+          'store',
+        ],
+        ['src/api/probe.ts', "import type { Database } from '../store/database.ts';\nexport type Probe = Database;\n", 'store'],
+      ],
+      (folder) => `src/api must not import from src/${folder}: name a port in src/core`,
+    );
+  });
+
+  it('refuses an import from src/api in src/http', async () => {
+    await assertRefused(
+      [
+        ['src/http/probe.ts', "import { registerApiRoutes } from '../api/register-api-routes.ts';\nexport const probe = registerApiRoutes;\n", 'api'],
+        ['src/http/deeper/probe.ts', "import { ErrorBody } from '../../api/shared/common.schema.ts';\nexport const probe = ErrorBody;\n", 'api'],
+      ],
+      (folder) => `src/http must not import from src/${folder}: compose it in src/platform`,
+    );
+  });
+
   it('lets imports go the right way: core from core (its engine client included), backends and routes from core, a kind from engine-http and its own folder, the kinds list from every kind', async () => {
     const allowed: [filePath: string, source: string][] = [
       ['src/core/chat/probe.ts', "import { readSseData } from '../http/read-sse.ts';\nexport const probe = readSseData;\n"],
@@ -75,6 +129,13 @@ describe('layer boundaries (eslint.config.js)', () => {
       ['src/backends/zai/probe.ts', "import { zaiHttpError } from './zai-error.ts';\nexport const probe = zaiHttpError;\n"],
       ['src/backends/probe.ts', "export { createZaiBackend } from './zai/zai.backend.ts';\n"],
       ['src/api/chat/probe.ts', "import { abortOnDisconnect } from '../../http/client-abort.ts';\nexport const probe = abortOnDisconnect;\n"],
+      ['src/api/chat/probe.ts', "import type { KnowledgeIndex } from '../../core/knowledge/knowledge-index.ts';\nexport type Probe = KnowledgeIndex;\n"],
+      ['src/platform/probe.ts', "import { registerApiRoutes } from '../api/register-api-routes.ts';\nexport const probe = registerApiRoutes;\n"],
+      [
+        'src/platform/probe.ts',
+        "import { createKnowledgeIndex } from '../store/knowledge/create-knowledge-index.ts';\nexport const probe = createKnowledgeIndex;\n",
+      ],
+      ['src/core/limits/probe.ts', "import { Admission } from './admission.ts';\nexport const probe = Admission;\n"],
     ];
     for (const [filePath, source] of allowed) assert.deepEqual(await boundaryErrors(filePath, source), [], `${filePath}: ${source}`);
   });

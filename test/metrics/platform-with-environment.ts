@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSettings } from '../../src/core/config/settings.ts';
 import type { App } from '../../src/http/app-types.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
 import { ResponseContract } from '../helpers/response-contract.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { App } from '../../src/http/app-types.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import { defaultServerLimits } from '../../src/http/server-limits.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 import { assertRawPlatformError, completeResponse, openRawClient, type RawClient } from './raw-http.ts';

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../../src/core/config/config-error.ts';
 import { readSettings } from '../../src/core/config/settings.ts';
 import type { App } from '../../src/http/app-types.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { buildApp } from '../../src/platform/build-app.ts';
 import { defaultServerLimits, serverLimitsFromSettings, type ServerLimits } from '../../src/http/server-limits.ts';
 import { sseReply, startFakeOpenAiServer, vllmChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { parseSseBody } from '../helpers/sse-events.ts';

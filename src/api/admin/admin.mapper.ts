@@ -2,7 +2,7 @@ import type { KeyView } from '../../platform/key-admin.ts';
 import { invalidField } from '../../core/errors/api-error.ts';
 import { scopeOf } from '../../core/limits/key-policy.ts';
 import { microsDecimal } from '../../core/billing/money-amount.ts';
-import type { UsageReportQuery, UsageReportRow } from '../../store/usage/usage-report-repository.ts';
+import type { UsageReportQuery, UsageReportRow } from '../../core/usage/usage-report.ts';
 
 const dayMs = 86_400_000;
 const isoDay = (time: number) => new Date(time).toISOString().slice(0, 10);

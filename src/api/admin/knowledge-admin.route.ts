@@ -1,7 +1,6 @@
 import type { KnowledgeBaseSummary } from '../../core/knowledge/knowledge-index.ts';
 import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
-import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
 import { responses } from '../shared/common.schema.ts';
 import { KnowledgeList, KnowledgeListQuery } from './knowledge-admin.schema.ts';
 
@@ -11,7 +10,7 @@ import { KnowledgeList, KnowledgeListQuery } from './knowledge-admin.schema.ts';
  * `knowledge list` shows the same.
  */
 export function registerKnowledgeAdminRoutes(app: App, deps: AppDependencies): void {
-  const knowledge = createKnowledgeIndex(deps.database);
+  const knowledge = deps.knowledge;
   app.get(
     '/knowledge',
     {

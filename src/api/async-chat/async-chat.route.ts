@@ -8,10 +8,9 @@ import { responses } from '../shared/common.schema.ts';
 import { checkAsyncChatRequest } from './async-chat.checks.ts';
 import { toChatTaskRequest } from './async-chat.mapper.ts';
 import { AsyncChatCompletionRequest } from './async-chat.schema.ts';
-import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
 
 export function registerAsyncChatRoutes(app: App, deps: AppDependencies): void {
-  const knowledge = createKnowledgeIndex(deps.database);
+  const knowledge = deps.knowledge;
   app.post(
     '/async/chat/completions',
     {

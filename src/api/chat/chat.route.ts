@@ -10,20 +10,14 @@ import { SseWriter } from '../../http/sse-writer.ts';
 import { setServedByHeaders, withServedByHeaders } from '../../http/served-by-headers.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
-import { createChatMediaFetcher } from '../../core/chat/inline-remote-media.ts';
 import { prepareChat } from '../../core/chat/prepare-chat.ts';
 import { checkChatRequest } from './chat.checks.ts';
 import { toChatRequest, toChatRetrieval, toChatSearch } from './chat-request.mapper.ts';
-import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
 import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
 import { ChatCompletionChunk, ChatCompletionRequest, ChatCompletionResponse } from './chat.schema.ts';
 import { relayChatStream } from './chat-stream-relay.ts';
 
 export function registerChatRoutes(app: App, deps: AppDependencies): void {
-  const mediaFetcher = createChatMediaFetcher(deps.config.fetch?.allow ?? [], 'chat media');
-  app.addHook('onClose', () => mediaFetcher.close());
-  const knowledge = createKnowledgeIndex(deps.database);
-
   app.post(
     '/chat/completions',
     {
@@ -48,7 +42,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const search = toChatSearch(body);
       const retrieval = toChatRetrieval(body);
       const { request: chatRequest, searchResults } = await prepareChat(
-        { backends: deps.backends, mediaFetcher, knowledge },
+        { backends: deps.backends, mediaFetcher: deps.mediaFetcher, knowledge: deps.knowledge },
         toChatRequest(body, abortOnDisconnect(reply)),
         search,
         retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' },

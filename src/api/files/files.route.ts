@@ -10,7 +10,6 @@ import { FileContentResponse, FileDeleted, FileIdParams, FileList, FileListQuery
 import { receiveUpload } from './files.upload.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
 import { defaultKnowledgeOcrModel, scanTextReader } from '../../core/knowledge/scan-text.ts';
-import { createKnowledgeIndex } from '../../store/knowledge/create-knowledge-index.ts';
 import { addToKnowledgeBase, checkKnowledgeFields } from './knowledge-upload.ts';
 import { defaultKnowledgeReadTimeoutMs } from '../../tools/knowledge/knowledge-document-text.ts';
 
@@ -22,7 +21,7 @@ const defaultListLimit = 100;
  * answers 404 exactly like an id that never existed, so ids reveal nothing.
  */
 export function registerFileRoutes(app: App, deps: AppDependencies): void {
-  const knowledge = createKnowledgeIndex(deps.database);
+  const knowledge = deps.knowledge;
   const scanModel = deps.config.knowledge?.ocrModel ?? defaultKnowledgeOcrModel;
   const readScan = (bytes: Uint8Array, signal: AbortSignal) => scanTextReader(deps.backends.layoutParser(scanModel), scanModel)(bytes, signal);
   const knowledgeUpload = {

@@ -6,7 +6,7 @@ import { setServedByHeaders } from '../../http/served-by-headers.ts';
 import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { toChatMessages, toFunctionTools } from '../chat/chat-request.mapper.ts';
-import { createChatMediaFetcher, hasRemoteMedia, inlineRemoteMediaOf } from '../../core/chat/inline-remote-media.ts';
+import { hasRemoteMedia, inlineRemoteMediaOf } from '../../core/chat/inline-remote-media.ts';
 import { countPromptUsage } from '../../core/chat/prompt-token-usage.ts';
 import { responses } from '../shared/common.schema.ts';
 import { checkTokenizerRequest } from './tokenizer.checks.ts';
@@ -14,8 +14,6 @@ import { TokenizerRequest, TokenizerResponse } from './tokenizer.schema.ts';
 
 export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
   // Media by URL is fetched here, as for chat: an engine's /tokenize would otherwise fetch a URL the client chose.
-  const mediaFetcher = createChatMediaFetcher(deps.config.fetch?.allow ?? [], 'tokenizer media');
-  app.addHook('onClose', () => mediaFetcher.close());
 
   app.post(
     '/tokenizer',
@@ -37,7 +35,7 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
       const counter = deps.backends.tokenizer(body.model);
       const signal = abortOnDisconnect(reply);
       let messages = toChatMessages(body.messages, true);
-      if (hasRemoteMedia({ messages })) messages = await inlineRemoteMediaOf(messages, mediaFetcher, signal);
+      if (hasRemoteMedia({ messages })) messages = await inlineRemoteMediaOf(messages, deps.mediaFetcher, signal);
       // The chat call's thinking rules (a model that always thinks counts its open think block).
       const thinking = effectiveThinking(body.model, body.thinking?.type, undefined);
       const usage = await countPromptUsage(counter, { messages, tools: toFunctionTools(body.tools ?? []), thinking, signal }, request.apiKey?.id ?? '');

@@ -1,19 +1,21 @@
 import { ApiError } from '../errors/api-error.ts';
-import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
-import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
 import type { ChatMessage, ChatRequest, ContentPart } from './chat-types.ts';
 
 const mediaFetchTimeoutMs = 20_000;
 
-/** Media a client gives by URL: at most this many bytes each (the chat body itself is capped at 32 MB). */
-const maxRemoteMediaBytes = 20 * 1024 * 1024;
-
 /**
- * The fetcher of media given by URL in chat messages, through the SSRF guard with the config's
- * `fetch.allow`; `purpose` names the caller in its User-Agent. Whoever creates one closes it.
+ * Fetches media a client gave by URL, through the platform's SSRF guard and under its size cap: the
+ * composition root builds one (tools/fetch/chat-media-fetcher.ts) and hands it to whatever inlines
+ * media. A refused URL is an ApiError about the parameter 'url'.
  */
-export function createChatMediaFetcher(allow: readonly string[], purpose: string): GuardedFetcher {
-  return new GuardedFetcher({ guard: new SsrfGuard({ allow }), maxBytes: maxRemoteMediaBytes, userAgent: `model-platform (${purpose})` });
+export interface MediaFetcher {
+  fetch(url: string, options: { readonly timeoutMs: number; readonly signal: AbortSignal }): Promise<FetchedMedia>;
+}
+
+export interface FetchedMedia {
+  readonly status: number;
+  readonly contentType: { readonly mediaType: string };
+  readonly body: Buffer;
 }
 
 /** Whether some message has a media part given as an http(s) URL (inlineRemoteMedia has work to do). */
@@ -28,12 +30,12 @@ export function hasRemoteMedia(request: Pick<ChatRequest, 'messages'>): boolean 
  * depend on which engine serves the model). Messages without remote media pass through untouched.
  * The URLs were already checked by `checkMediaUrl`; a refused fetch names the part's field.
  */
-export async function inlineRemoteMedia(request: ChatRequest, fetcher: GuardedFetcher): Promise<ChatRequest> {
+export async function inlineRemoteMedia(request: ChatRequest, fetcher: MediaFetcher): Promise<ChatRequest> {
   return { ...request, messages: await inlineRemoteMediaOf(request.messages, fetcher, request.signal) };
 }
 
 /** inlineRemoteMedia for a message list alone (the tokenizer, whose engine would fetch them too). */
-export async function inlineRemoteMediaOf(messages: readonly ChatMessage[], fetcher: GuardedFetcher, signal: AbortSignal): Promise<ChatMessage[]> {
+export async function inlineRemoteMediaOf(messages: readonly ChatMessage[], fetcher: MediaFetcher, signal: AbortSignal): Promise<ChatMessage[]> {
   return Promise.all(
     messages.map(async (message, index): Promise<ChatMessage> => {
       if (!messageHasRemoteMedia(message) || !Array.isArray(message.content)) return message;
@@ -49,7 +51,7 @@ function messageHasRemoteMedia(message: ChatMessage): boolean {
   return Array.isArray(message.content) && message.content.some((part) => part.type !== 'text' && /^https?:/i.test(part.url));
 }
 
-async function inlinePart(part: ContentPart, field: string, fetcher: GuardedFetcher, signal: AbortSignal): Promise<ContentPart> {
+async function inlinePart(part: ContentPart, field: string, fetcher: MediaFetcher, signal: AbortSignal): Promise<ContentPart> {
   if (part.type === 'text' || !/^https?:/i.test(part.url)) return part;
   let fetched;
   try {

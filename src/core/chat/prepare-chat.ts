@@ -1,16 +1,15 @@
 import type { SearchResult, WebSearcher } from '../web/web-searcher.ts';
-import type { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
 import { searchForChat, withSearchResults, type ChatSearch } from './chat-web-search.ts';
 import type { ChatRequest } from './chat-types.ts';
-import { hasRemoteMedia, inlineRemoteMedia } from './inline-remote-media.ts';
+import { hasRemoteMedia, inlineRemoteMedia, type MediaFetcher } from './inline-remote-media.ts';
 import { withRetrievedKnowledge, type ChatRetrieval } from '../knowledge/chat-retrieval.ts';
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.ts';
 
 /** What the platform itself does for a chat call before the engine sees it. */
 export interface ChatPreparation {
   readonly backends: { search(engine: string): WebSearcher };
-  /** Fetches media given by URL (createChatMediaFetcher). */
-  readonly mediaFetcher: GuardedFetcher;
+  /** Fetches media given by URL, through the SSRF guard. */
+  readonly mediaFetcher: MediaFetcher;
   /** The knowledge bases the retrieval tool searches. */
   readonly knowledge: KnowledgeIndex;
 }

@@ -1,6 +1,5 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { TaskHandler, TaskRecord } from '../tasks/task.ts';
-import { extractFirstFrame } from '../../tools/media/first-frame.ts';
 import { generateImages, type ImageEngines, type ImageJob } from './generate-images.ts';
 import { imageTaskRequest, videoTaskRequest, type StoredImageResult, type StoredVideoResult } from './media-task-data.ts';
 import { generateVideo, type FirstFrameExtractor, type VideoEngines, type VideoJob } from './generate-video.ts';
@@ -8,8 +7,8 @@ import { generateVideo, type FirstFrameExtractor, type VideoEngines, type VideoJ
 export interface MediaTaskDependencies {
   readonly backends: ImageEngines & VideoEngines;
   readonly blobs: BlobStore;
-  /** Makes the cover of a video whose engine gives none; by default ffmpeg (tools/media). */
-  readonly extractFirstFrame?: FirstFrameExtractor;
+  /** Makes the cover of a video whose engine gives none (ffmpeg, tools/media/first-frame.ts). */
+  readonly extractFirstFrame: FirstFrameExtractor;
   /** How many tasks a model's engine runs at once (the catalog's maxConcurrency); default 1. */
   readonly engineConcurrency?: (model: string, capability: 'image' | 'video') => number | undefined;
 }
@@ -40,7 +39,7 @@ export function createMediaTaskHandlers(deps: MediaTaskDependencies): TaskHandle
     concurrency: limitFor('video'),
     async run(task, signal): Promise<StoredVideoResult> {
       const job = readVideoJob(task);
-      const stored = await generateVideo({ ...deps, extractFirstFrame: deps.extractFirstFrame ?? extractFirstFrame }, job, { id: task.id, signal });
+      const stored = await generateVideo(deps, job, { id: task.id, signal });
       // The inputs served their purpose; a failed task keeps them for its next attempt.
       await Promise.all(job.images.map((input) => deps.blobs.delete(input.key).catch(() => undefined)));
       return { videos: [{ key: stored.key, coverKey: stored.coverKey }] };

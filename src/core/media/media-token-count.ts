@@ -1,8 +1,12 @@
 import type { ChatMessage, MediaPart } from '../chat/chat-types.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import { parseInlineData } from './inline-data.ts';
+// The one arrow from core to tools left: these probes are still imported, not passed in from
+// src/platform as a port the way the first-frame extractor is.
+/* eslint-disable no-restricted-imports */
 import { imageDimensions } from '../../tools/media/media-signature.ts';
 import { FfprobeBusyError, FfprobeMissingError, probeVisualMedia } from '../../tools/media/visual-media-probe.ts';
+/* eslint-enable no-restricted-imports */
 import { aspectRatioAllowed, imageTokens, maxAspectRatio, videoTokens } from './vision-token-rule.ts';
 
 export interface MediaTokens {

@@ -1,27 +1,28 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerApiRoutes } from '../api/register-api-routes.ts';
-import { installAdmission } from './admission-hooks.ts';
-import type { App, AppDependencies } from './app-types.ts';
-import { handleClientError } from './client-error-handler.ts';
-import { installCloseUnreadBody } from './close-unread-body.ts';
-import { handleError, handleFrameworkError } from './error-handler.ts';
-import { registerHealthRoutes } from './health.route.ts';
-import { registerMetricsRoute } from './metrics.route.ts';
-import { RouteTable } from './method-not-allowed.ts';
-import { registerOpenApi } from './openapi.ts';
-import { installResponseValidation } from './response-validation.ts';
-import { installRequestMetrics } from './request-metrics.ts';
-import { installResponseEnd } from './response-end.ts';
-import { generateRequestId } from './request-id.ts';
-import { installRequestLogLine, RequestLineLogController } from './request-log-line.ts';
-import { installRequestTracing } from './request-tracing.ts';
-import { lazyRequestLogger } from './request-logger.ts';
-import { identifyAndAuthenticate, prepareBody } from './request-hooks.ts';
-import { installJsonBodyParser } from './json-body-parser.ts';
-import { defaultServerLimits, installServerLimits, serverOptions, type ServerLimits } from './server-limits.ts';
-import { watchShutdown } from './shutdown.ts';
-import { installUsageRecording } from './usage-recording.ts';
+import { ErrorBody } from '../api/shared/common.schema.ts';
+import { installAdmission } from '../http/admission-hooks.ts';
+import type { App, AppDependencies } from '../http/app-types.ts';
+import { handleClientError } from '../http/client-error-handler.ts';
+import { installCloseUnreadBody } from '../http/close-unread-body.ts';
+import { handleError, handleFrameworkError } from '../http/error-handler.ts';
+import { registerHealthRoutes } from '../http/health.route.ts';
+import { registerMetricsRoute } from '../http/metrics.route.ts';
+import { RouteTable } from '../http/method-not-allowed.ts';
+import { registerOpenApi } from '../api/openapi.ts';
+import { installResponseValidation } from '../http/response-validation.ts';
+import { installRequestMetrics } from '../http/request-metrics.ts';
+import { installResponseEnd } from '../http/response-end.ts';
+import { generateRequestId } from '../http/request-id.ts';
+import { installRequestLogLine, RequestLineLogController } from '../http/request-log-line.ts';
+import { installRequestTracing } from '../http/request-tracing.ts';
+import { lazyRequestLogger } from '../http/request-logger.ts';
+import { identifyAndAuthenticate, prepareBody } from '../http/request-hooks.ts';
+import { installJsonBodyParser } from '../http/json-body-parser.ts';
+import { defaultServerLimits, installServerLimits, serverOptions, type ServerLimits } from '../http/server-limits.ts';
+import { watchShutdown } from '../http/shutdown.ts';
+import { installUsageRecording } from '../http/usage-recording.ts';
 
 /** Default JSON body limit; endpoints that take base64 media raise their own. */
 const defaultBodyLimit = 8 * 1024 * 1024;
@@ -78,7 +79,7 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   app.addHook('preValidation', prepareBody);
   app.setErrorHandler(handleError);
   // Before any route exists, so that every route's answers are checked (tests only).
-  if (deps.onResponseMismatch !== undefined) installResponseValidation(app, deps.onResponseMismatch);
+  if (deps.onResponseMismatch !== undefined) installResponseValidation(app, deps.onResponseMismatch, ErrorBody);
 
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.add(route));

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { streamEventSchemas } from '../api/stream-schemas.ts';
-import type { App } from './app-types.ts';
+import { streamEventSchemas } from './stream-schemas.ts';
+import type { App } from '../http/app-types.ts';
 
 export const openApiInfo = {
   title: 'Model Platform API',

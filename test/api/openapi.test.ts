@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { renderOpenApi } from '../../src/http/openapi.ts';
+import { renderOpenApi } from '../../src/api/openapi.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
 /** Every endpoint of the spec, as documented paths (aliases are served but hidden). */
