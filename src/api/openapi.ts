@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { streamEventSchemas } from './stream-schemas.ts';
 import type { App } from '../http/app-types.ts';
 
-export const openApiInfo = {
+const openApiInfo = {
   title: 'Model Platform API',
   version: '4.0.0',
   description:

@@ -22,7 +22,7 @@ import { registerWebSearchRoutes } from './web-search/web-search.route.ts';
 export const modelPrefixes = ['/paas/v4', '/api/paas/v4', '/api/coding/paas/v4'] as const;
 
 /** Agent endpoints, including the paths the SDKs build by appending v1/agents to their base URL. */
-export const agentPrefixes = ['/v1/agents', '/api/v1/agents', '/paas/v4/v1/agents', '/api/paas/v4/v1/agents', '/api/coding/paas/v4/v1/agents'] as const;
+const agentPrefixes = ['/v1/agents', '/api/v1/agents', '/paas/v4/v1/agents', '/api/paas/v4/v1/agents', '/api/coding/paas/v4/v1/agents'] as const;
 
 type RouteModule = (app: App, deps: AppDependencies) => void;
 

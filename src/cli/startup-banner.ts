@@ -5,14 +5,14 @@ import { platformModels } from '../core/models/platform-models.ts';
 import { zeroConfigModels } from '../core/models/zero-config-models.ts';
 
 /** A model of the config file and the engine serving it: its kind and, for HTTP engines, the host (never a key or a path). */
-export interface ConfiguredModel {
+interface ConfiguredModel {
   readonly model: string;
   readonly backend: string;
   readonly engineHost?: string;
 }
 
 /** What serves with no config file at all. */
-export interface ZeroConfigurationFeature {
+interface ZeroConfigurationFeature {
   readonly feature: string;
   /** The model names it answers to, when it takes one. */
   readonly models?: readonly string[];

@@ -18,7 +18,7 @@ export function handleClientError(error: Error & { code?: string; reason?: unkno
   answerOnSocket(socket, clientErrorToApiError(error));
 }
 
-export function clientErrorToApiError(error: Error & { code?: string; reason?: unknown }): ApiError {
+function clientErrorToApiError(error: Error & { code?: string; reason?: unknown }): ApiError {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new ApiError('408', 'The request was not received in time: its headers or its body came too slowly. Send it again.');

@@ -9,7 +9,7 @@ import { invalidField, type ApiError } from '../core/errors/api-error.ts';
 export const requestIdRule = /^[A-Za-z0-9._:-]{6,64}$/;
 
 /** A client's `user_id`: 6-128 characters (docs/wire.md §8), visible ASCII (no spaces or control characters). */
-export const userIdRule = /^[\x21-\x7e]{6,128}$/;
+const userIdRule = /^[\x21-\x7e]{6,128}$/;
 
 const ruleTexts = {
   request_id: 'must be 6 to 64 characters, each a letter, a digit or one of . _ : -',

@@ -28,7 +28,7 @@ export function MultipartFile(description: string) {
 }
 
 /** What the client said about an uploaded file. */
-export interface MultipartFileInfo {
+interface MultipartFileInfo {
   readonly filename: string;
   readonly mimetype: string;
 }
@@ -69,7 +69,7 @@ export async function collectFile(stream: Readable): Promise<Buffer> {
 }
 
 /** Reads the file to its end and keeps nothing. */
-export async function discardFile(stream: Readable): Promise<void> {
+async function discardFile(stream: Readable): Promise<void> {
   // Busboy moves on to the next part only once this one is read.
   stream.resume();
   await finished(stream);

@@ -83,7 +83,7 @@ export function adoptClientIds(request: FastifyRequest, reply: FastifyReply, fie
  * Makes a client's request_id the request's id when it keeps the rule (6-64 characters, a safe
  * set: it becomes a response header); otherwise keeps the generated one.
  */
-export function adoptRequestId(request: FastifyRequest, reply: FastifyReply, clientId: unknown): void {
+function adoptRequestId(request: FastifyRequest, reply: FastifyReply, clientId: unknown): void {
   if (typeof clientId !== 'string' || !requestIdRule.test(clientId)) return;
   identify(request, reply, clientId);
   // The generated id is the log's request_id already; a client's id takes its place.

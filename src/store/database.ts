@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { DatabaseSchema } from './database-schema.ts';
 import { DiskFullDialect } from './disk-full-dialect.ts';
 
-export type Dialect = 'sqlite' | 'postgres';
+type Dialect = 'sqlite' | 'postgres';
 
 export interface Database {
   readonly db: Kysely<DatabaseSchema>;

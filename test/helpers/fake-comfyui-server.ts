@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
  */
 
 /** A file an output node saved: listed under `kind` in history, served by /view. */
-export interface FakeOutputFile {
+interface FakeOutputFile {
   readonly node: string;
   /** `images` (SaveImage, SaveVideo), `gifs` (VideoHelperSuite), `videos`. */
   readonly kind: string;
@@ -24,7 +24,7 @@ export interface FakeOutputFile {
   readonly bytes: Uint8Array;
 }
 
-export type PromptPlan =
+type PromptPlan =
   | { readonly outcome: 'success'; readonly pendingPolls?: number; readonly files: readonly FakeOutputFile[] }
   | {
       readonly outcome: 'error';
@@ -38,7 +38,7 @@ export type PromptPlan =
   /** POST /prompt answers 400 with this node error (validation failed). */
   | { readonly outcome: 'refuse'; readonly nodeId: string; readonly classType: string; readonly message: string; readonly details: string };
 
-export interface QueuedPrompt {
+interface QueuedPrompt {
   readonly id: string;
   readonly clientId: unknown;
   readonly workflow: Record<string, { class_type: string; inputs: Record<string, unknown> }>;
@@ -46,7 +46,7 @@ export interface QueuedPrompt {
   polls: number;
 }
 
-export interface FakeUpload {
+interface FakeUpload {
   readonly name: string;
   readonly type: string;
   readonly overwrite: string;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
  * API does (`{created, data: [{b64_json}]}` or `{created, data: [{url}]}`, errors as
  * `{"error": {message, type, param, code}}`), and serves the files its URLs name under /files/.
  */
-export type ImagesReply =
+type ImagesReply =
   | { readonly kind: 'b64'; readonly images: readonly Uint8Array[] }
   /** data[].url on this server (the files are served at those URLs). */
   | { readonly kind: 'url'; readonly images: readonly Uint8Array[] }
@@ -19,7 +19,7 @@ export type ImagesReply =
   /** Headers never come. */
   | { readonly kind: 'hang' };
 
-export interface ImagesRequest {
+interface ImagesRequest {
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
   readonly body: Record<string, unknown>;

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /** What the fake engine received in one call, parsed from the real multipart body. */
-export interface ReceivedTranscription {
+interface ReceivedTranscription {
   readonly path: string;
   readonly authorization: string | undefined;
   /** Text fields; repeated fields keep every value in order. */

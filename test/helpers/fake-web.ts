@@ -24,7 +24,7 @@ export interface FakeWeb {
 type Handler = (request: IncomingMessage, response: ServerResponse, url: URL) => void;
 
 /** Readability wants a few hundred characters of prose before it calls something an article. */
-export function prose(topic: string, count: number): string {
+function prose(topic: string, count: number): string {
   const sentences = [
     `The ${topic} is described here in enough words for a reader to take it for an article.`,
     'Every sentence adds a little more text, so that the extraction has something substantial to keep.',

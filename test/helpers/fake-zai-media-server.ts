@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
  * (PROCESSING for a few polls, then SUCCESS with image_result / video_result, or FAIL), errors as
  * `{"error":{"code","message"}}`, and the media files its URLs name.
  */
-export type ZaiMediaPlan =
+type ZaiMediaPlan =
   | { readonly kind: 'images'; readonly images: readonly Uint8Array[]; readonly pendingPolls?: number }
   | { readonly kind: 'video'; readonly video: Uint8Array; readonly cover?: Uint8Array; readonly pendingPolls?: number }
   /** The upstream task ends FAIL. */
@@ -19,7 +19,7 @@ export type ZaiMediaPlan =
   /** The submission itself is answered with this error. */
   | { readonly kind: 'error'; readonly status: number; readonly code: string; readonly message: string };
 
-export interface ZaiMediaRequest {
+interface ZaiMediaRequest {
   readonly method: string;
   readonly path: string;
   readonly authorization: string | undefined;

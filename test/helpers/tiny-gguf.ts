@@ -55,10 +55,10 @@ export interface TinyGgufChat {
 }
 
 /** Token ids the tests may rely on. */
-export const tinyGgufTokens = { unknown: 0, bos: 1, eos: 2, imStart: 3, imEnd: 4 } as const;
+const tinyGgufTokens = { unknown: 0, bos: 1, eos: 2, imStart: 3, imEnd: 4 } as const;
 
 /** ChatML in the form Qwen 2.5 uses, including its `<tools>` system block and `<tool_call>` turns. */
-export const tinyChatTemplate = [
+const tinyChatTemplate = [
   '{%- if tools %}',
   '{{- "<|im_start|>system\\n" }}',
   '{%- if messages[0].role == "system" %}{{- messages[0].content + "\\n\\n" }}{%- endif %}',
@@ -114,7 +114,7 @@ export function writeTinyGguf(options: TinyGgufOptions = {}): string {
   return path;
 }
 
-export function buildTinyGguf(options: TinyGgufOptions = {}): Buffer {
+function buildTinyGguf(options: TinyGgufOptions = {}): Buffer {
   const chat = options.chat;
   const vocab = buildVocab(chat?.controlTokens ?? ['<|im_start|>', '<|im_end|>']);
   const random = mulberry32(options.seed ?? 1);

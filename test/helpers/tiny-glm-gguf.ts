@@ -7,10 +7,10 @@ import { writeTinyGguf, type TinyGgufChat } from './tiny-gguf.ts';
  * chat format from the template (llama-server's `--jinja`) then parses reasoning and tool calls
  * exactly as it would for the real model.
  */
-export const glmChatTemplate = readFileSync(new URL('../engines/fixtures/glm-4.7-flash.jinja', import.meta.url), 'utf8');
+const glmChatTemplate = readFileSync(new URL('../engines/fixtures/glm-4.7-flash.jinja', import.meta.url), 'utf8');
 
 /** GLM-4.x's special tokens that the template uses, plus its end of text. */
-export const glmControlTokens = [
+const glmControlTokens = [
   '<|endoftext|>',
   '[gMASK]',
   '<sop>',
@@ -79,7 +79,7 @@ export const glmTinyChat: TinyGgufChat = {
  * sampled (nor `</arg_value>`, which leads to one), so an answer runs to max_tokens or the
  * context. For tests of what happens while an engine is still generating (aborts, restarts).
  */
-export const endlessGlmTinyChat: TinyGgufChat = {
+const endlessGlmTinyChat: TinyGgufChat = {
   ...glmTinyChat,
   logitOffsets: new Map([...(glmTinyChat.logitOffsets ?? []), ['</arg_value>', -25], ['<|endoftext|>', -25], ['<|user|>', -25], ['<|observation|>', -25]]),
 };

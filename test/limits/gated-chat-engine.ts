@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { vllmChunk, vllmCompletion, vllmUsageChunk } from '../helpers/fake-openai-server.ts';
 
 /** Every answer of the gated engine uses this many tokens (10 prompt + 5 completion). */
-export const tokensPerAnswer = { promptTokens: 10, completionTokens: 5 };
+const tokensPerAnswer = { promptTokens: 10, completionTokens: 5 };
 
 /**
  * An OpenAI-compatible chat engine on loopback whose streams stay open until the test opens the

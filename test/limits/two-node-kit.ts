@@ -13,7 +13,7 @@ import { ResponseContract } from '../helpers/response-contract.ts';
 import { openPlatform, type Platform } from '../../src/platform/open-platform.ts';
 import { databaseTargets } from '../helpers/test-databases.ts';
 
-export interface PlatformNode {
+interface PlatformNode {
   readonly app: App;
   readonly platform: Platform;
   /** `http://127.0.0.1:<port>`: a real listener, so streams and client disconnects are real. */

@@ -15,7 +15,7 @@ export interface MalformedWeb {
 const pngSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Malformed bodies by path, with the content type each claims. */
-export const malformedResources: Readonly<Record<string, { readonly type: string; readonly body: Buffer; readonly headers?: Record<string, string> }>> = {
+const malformedResources: Readonly<Record<string, { readonly type: string; readonly body: Buffer; readonly headers?: Record<string, string> }>> = {
   '/deep.html': {
     type: 'text/html; charset=utf-8',
     body: Buffer.from(`<html><body>${'<div>'.repeat(10_000)}deep text${'</div>'.repeat(10_000)}</body></html>`),

@@ -9,7 +9,7 @@ export interface RawPart {
   readonly rawHeaders?: string;
 }
 
-export const fuzzBoundary = '----fuzz-boundary-7d1e5a';
+const fuzzBoundary = '----fuzz-boundary-7d1e5a';
 
 /**
  * A multipart/form-data body written byte by byte (FormData would escape the odd names and file

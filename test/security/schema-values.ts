@@ -144,7 +144,7 @@ const prototypeKeys: readonly HostileValue[] = [
 ];
 
 /** Values around the schema's own limits (length, bounds, item counts, enum). */
-export function boundaryValues(schema: SchemaNode): HostileValue[] {
+function boundaryValues(schema: SchemaNode): HostileValue[] {
   const flat = flatten(schema);
   const values: HostileValue[] = [];
   const add = (label: string, value: unknown) => values.push({ label, value });

@@ -22,7 +22,7 @@ export function pageCount(plan: SlidePlan): number {
 }
 
 /** The whole plan as one PDF, each page at its size, stored under `key`. */
-export async function storePdf(
+async function storePdf(
   renderer: SlideRenderer,
   blobs: BlobStore,
   plan: SlidePlan,
@@ -40,7 +40,7 @@ export async function storePdf(
 }
 
 /** Page `index` (from 0) as a PNG of its size in pixels, stored under `key`. */
-export async function storePng(
+async function storePng(
   renderer: SlideRenderer,
   blobs: BlobStore,
   plan: SlidePlan,

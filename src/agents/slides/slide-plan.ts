@@ -1,6 +1,6 @@
 /** The slide layouts the templates draw. */
 export const slideLayouts = ['title', 'section', 'bullets', 'two_column', 'quote'] as const;
-export type SlideLayout = (typeof slideLayouts)[number];
+type SlideLayout = (typeof slideLayouts)[number];
 
 export const themeNames = ['light', 'dark', 'ocean', 'forest', 'sunset'] as const;
 export type ThemeName = (typeof themeNames)[number];

@@ -117,6 +117,6 @@ function distinctSizes(sizes: readonly PageSize[]): PageSize[] {
   return found;
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }

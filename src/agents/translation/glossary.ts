@@ -10,7 +10,7 @@ export interface GlossaryTerm {
 
 /** Glossaries beyond this are refused: every term is matched against every text. */
 export const maxGlossaryBytes = 2 * 1024 * 1024;
-export const maxGlossaryTerms = 20_000;
+const maxGlossaryTerms = 20_000;
 
 const field = 'custom_variables.glossary';
 

@@ -3,7 +3,7 @@ import { direction, onlyTranslation, sourceName, systemMessage, tagged, targetNa
 import type { TranslationStrategy } from './translation-settings.ts';
 
 /** The outputs of the steps run so far, by step name. */
-export type StepOutputs = Readonly<Record<string, string>>;
+type StepOutputs = Readonly<Record<string, string>>;
 
 /** One engine call of a pipeline: its prompt is built from the task and the earlier outputs. */
 export interface PipelineStep {

@@ -45,7 +45,7 @@ export function systemMessage(task: TranslationTask, role: string): ChatMessage 
 }
 
 /** The glossary as hard constraints; `terms` are the matching ones only, so the prompt stays short. */
-export function glossaryRules(terms: readonly GlossaryTerm[]): string {
+function glossaryRules(terms: readonly GlossaryTerm[]): string {
   return [
     'Mandatory terminology (glossary): wherever a source term below occurs, translate it exactly as given, never otherwise.',
     ...terms.map((term) => `- "${term.source}" → "${term.target}"`),

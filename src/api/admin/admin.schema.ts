@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { KeyPolicySchema } from '../../core/limits/key-policy.ts';
 
 /** The policy as the admin API reads and writes it (src/core/limits/key-policy.ts documents each part). */
-export const KeyPolicy = KeyPolicySchema;
+const KeyPolicy = KeyPolicySchema;
 
 export const CreateKeyRequest = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

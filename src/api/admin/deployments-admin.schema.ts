@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-export const DeploymentHealth = Type.Object(
+const DeploymentHealth = Type.Object(
   {
     model: Type.String({ description: 'The public model name.' }),
     deployment: Type.String({ description: "The deployment's name (its `name`, else `<model>#<position>`, from 1 in config order)." }),

@@ -15,7 +15,7 @@ export const effectTemplates = ['french_kiss', 'bodyshake', 'sexy_me'] as const;
  * custom_variables of general_translation (docs/wire.md §1.6). The language codes and strategies
  * come from the agent, which defines how its prompts name each one, so the two lists cannot drift.
  */
-export const TranslationVariables = Type.Object(
+const TranslationVariables = Type.Object(
   {
     source_lang: Type.Optional(StringEnum(sourceLanguageCodes, { default: 'auto' })),
     target_lang: Type.Optional(StringEnum(targetLanguageCodes, { default: 'zh-CN' })),
@@ -32,13 +32,13 @@ export const TranslationVariables = Type.Object(
 );
 
 /** custom_variables of vidu_template_agent: the effect to apply to the user's image. */
-export const EffectVideoVariables = Type.Object(
+const EffectVideoVariables = Type.Object(
   { template: StringEnum(effectTemplates, { description: 'Special effect.' }) },
   { title: 'EffectVideoVariables', description: 'custom_variables of vidu_template_agent.' },
 );
 
 /** custom_variables of slides_glm_agent: not documented, so any object. */
-export const SlidesVariables = Type.Object(
+const SlidesVariables = Type.Object(
   {},
   {
     additionalProperties: true,

@@ -49,7 +49,7 @@ function toAgentMessage(message: WireMessage): AgentMessage {
   };
 }
 
-export function toWireUsage(usage: AgentUsage): NonNullable<WireUsage> {
+function toWireUsage(usage: AgentUsage): NonNullable<WireUsage> {
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,

@@ -2,18 +2,18 @@ import { Type, type Static } from '@sinclair/typebox';
 import { RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
 import { AgentVariables, agentVariableRules } from './agent-variables.schema.ts';
 
-export const agentIds = ['general_translation', 'slides_glm_agent', 'vidu_template_agent'] as const;
+const agentIds = ['general_translation', 'slides_glm_agent', 'vidu_template_agent'] as const;
 
-export const agentFinishReasons = ['stop', 'tool_calls', 'length', 'sensitive', 'network_error'] as const;
+const agentFinishReasons = ['stop', 'tool_calls', 'length', 'sensitive', 'network_error'] as const;
 
-export const agentStatuses = ['pending', 'success', 'failed'] as const;
+const agentStatuses = ['pending', 'success', 'failed'] as const;
 
 const AgentId = StringEnum(agentIds, { description: 'general_translation, slides_glm_agent or vidu_template_agent.' });
 
 /** An image, file or video reference: a URL string, or `{url}` as in chat messages. */
 const AgentMedia = Type.Union([Type.String({ minLength: 1 }), Type.Object({ url: Type.String({ minLength: 1 }) })]);
 
-export const AgentContentPart = Type.Object({
+const AgentContentPart = Type.Object({
   type: StringEnum(['text', 'image_url', 'file_url', 'video_url']),
   text: Type.Optional(Type.String()),
   image_url: Type.Optional(AgentMedia),
@@ -52,7 +52,7 @@ const AgentError = Type.Object({
   message: Type.String(),
 });
 
-export const AgentUsage = Type.Object({
+const AgentUsage = Type.Object({
   prompt_tokens: Type.Integer(),
   completion_tokens: Type.Integer(),
   total_tokens: Type.Integer(),

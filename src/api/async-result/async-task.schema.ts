@@ -3,9 +3,9 @@ import { ChatCompletionResponse } from '../chat/chat.schema.ts';
 import { ChatUsage, StringEnum } from '../shared/common.schema.ts';
 
 /** Image, video and chat task states, exactly as the Java SDK's enum expects them (docs/wire.md §4). */
-export const taskStatuses = ['PROCESSING', 'SUCCESS', 'FAIL'] as const;
+const taskStatuses = ['PROCESSING', 'SUCCESS', 'FAIL'] as const;
 
-export const TaskStatus = StringEnum(taskStatuses, { description: 'PROCESSING, SUCCESS or FAIL.' });
+const TaskStatus = StringEnum(taskStatuses, { description: 'PROCESSING, SUCCESS or FAIL.' });
 
 /** Answer of an asynchronous image, video or chat submission (docs/wire.md §4). */
 export const AsyncTaskSubmission = Type.Object({
@@ -16,7 +16,7 @@ export const AsyncTaskSubmission = Type.Object({
 });
 
 /** Why a task failed; present only when task_status is FAIL (a platform error code and message). */
-export const TaskFailure = Type.Object(
+const TaskFailure = Type.Object(
   {
     code: Type.String({ description: 'Platform error code, e.g. 1230 (timed out, or the engine failed), 1301 (unsafe content), 500.' }),
     message: Type.String(),

@@ -6,7 +6,7 @@ import { parseInlineData } from '../../core/media/inline-data.ts';
 import type { AudioTranscriptionFields } from './audio.schema.ts';
 
 /** The platform's limit on the length of one transcription. */
-export const maxAudioSeconds = 30;
+const maxAudioSeconds = 30;
 
 export interface AudioInput extends ProbedAudio {
   readonly bytes: Uint8Array;

@@ -97,7 +97,7 @@ function toContentPart(part: WireContentPart): ContentPart {
 }
 
 /** http(s) and data URLs pass as they are; bare base64 (the Python SDK strips the prefix) becomes a data URL. */
-export function toMediaUrl(url: string): string {
+function toMediaUrl(url: string): string {
   if (/^(https?|data):/i.test(url)) return url;
   const inline = parseInlineData(url);
   return inline === undefined ? url : `data:${sniffMediaType(inlineHead(inline))};base64,${inline.base64}`;

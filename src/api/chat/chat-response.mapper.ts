@@ -12,7 +12,7 @@ export interface ChatAnswerHeader {
   readonly webSearch?: WireSearchResult[];
 }
 
-export function toWireUsage(usage: ChatUsage) {
+function toWireUsage(usage: ChatUsage) {
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,

@@ -3,9 +3,9 @@ import { ChatUsage, ContentFilterVerdicts, ModelName, RequestId, SearchResultIte
 import { ChatMessage, ToolCall } from '../shared/message.schema.ts';
 import { ChatTool, maxTools } from '../shared/tool.schema.ts';
 
-export const reasoningEfforts = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
+const reasoningEfforts = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
 
-export const finishReasons = ['stop', 'tool_calls', 'length', 'sensitive', 'model_context_window_exceeded', 'network_error'] as const;
+const finishReasons = ['stop', 'tool_calls', 'length', 'sensitive', 'model_context_window_exceeded', 'network_error'] as const;
 
 /** POST /paas/v4/chat/completions (fields the documentation leaves out: docs/wire.md §1.7, §1.9). */
 export const ChatCompletionRequest = Type.Object({

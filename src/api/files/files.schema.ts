@@ -8,7 +8,7 @@ import { StringEnum } from '../shared/common.schema.ts';
 export const maxUploadBytes = maxFileBytes;
 
 /** Every purpose the platforms and SDKs use (docs/wire.md §7). */
-export const filePurposes = ['user_data', 'agent', 'batch', 'code-interpreter', 'voice-clone-input', 'fine-tune', 'retrieval'] as const;
+const filePurposes = ['user_data', 'agent', 'batch', 'code-interpreter', 'voice-clone-input', 'fine-tune', 'retrieval'] as const;
 
 const FilePurpose = StringEnum(filePurposes, { description: 'What the file is for; translation glossaries use user_data.' });
 

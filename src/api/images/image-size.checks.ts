@@ -25,7 +25,7 @@ export const glmImageSizeRule: ImageSizeRule = {
   maxPixels: 2 ** 22,
 };
 
-export const otherImageModelSizeRule: ImageSizeRule = {
+const otherImageModelSizeRule: ImageSizeRule = {
   appliesTo: 'this model',
   presets: ['1024x1024', '768x1344', '864x1152', '1344x768', '1152x864', '1440x720', '720x1440'],
   defaultSize: '1024x1024',

@@ -8,7 +8,7 @@ import type { AsyncImageGenerationRequest, ImageGenerationRequest, ImageGenerati
  * the upstream platform): the platform's answers always carry the field (Python and Java clients
  * read it), and level 3, "least severe", is what a result that nothing flagged is.
  */
-export const unfilteredVerdict: readonly ContentFilterVerdict[] = [{ role: 'assistant', level: 3 }];
+const unfilteredVerdict: readonly ContentFilterVerdict[] = [{ role: 'assistant', level: 3 }];
 
 /** The request with the platform's documented defaults: quality hd for glm-image, standard otherwise; the model's default size. */
 export function toImageJob(body: ImageGenerationRequest | AsyncImageGenerationRequest): ImageJob {

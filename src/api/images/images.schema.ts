@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ContentFilterVerdicts, ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
 
-export const imageQualities = ['hd', 'standard'] as const;
+const imageQualities = ['hd', 'standard'] as const;
 
 const ImagePrompt = Type.String({ minLength: 1, description: 'Text description of the image.' });
 

@@ -54,7 +54,7 @@ export function checkDocument(head: Uint8Array, bytes: number): DocumentFormat {
 }
 
 /** The document's format by its signature, whatever its name or a server's content type claims. */
-export function documentFormat(head: Uint8Array): DocumentFormat | undefined {
+function documentFormat(head: Uint8Array): DocumentFormat | undefined {
   if (Buffer.from(head.subarray(0, 5)).toString('latin1') === '%PDF-') return 'pdf';
   if (Buffer.from(head.subarray(0, 8)).equals(pngSignature)) return 'png';
   if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'jpg';

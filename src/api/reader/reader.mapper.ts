@@ -5,7 +5,7 @@ import type { ReaderRequest, ReaderResponse } from './reader.schema.ts';
 import type { Static } from '@sinclair/typebox';
 
 /** Default fetch timeout (docs/wire.md §1.1). */
-export const defaultReaderTimeoutSeconds = 20;
+const defaultReaderTimeoutSeconds = 20;
 
 /**
  * The `model` the reader answers with. The reader is not a model of the catalog and clients do

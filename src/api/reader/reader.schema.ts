@@ -38,7 +38,7 @@ export type ReaderRequest = Static<typeof ReaderRequest>;
 
 const FreeFormObject = Type.Object({}, { additionalProperties: true });
 
-export const ReaderResult = Type.Object({
+const ReaderResult = Type.Object({
   content: Type.String({ description: 'Main content (Markdown or plain text as asked): body text, images and links, URLs absolute.' }),
   description: Type.String({ description: 'The meta description (or og:description, or an excerpt of the content); "" when none.' }),
   title: Type.String(),

@@ -5,7 +5,7 @@ import { invalidField } from '../../core/errors/api-error.ts';
  * schema). JSON.parse reads any depth, but JSON.stringify recurses and overflows the stack at a
  * few thousand levels when the value is sent to an engine; real schemas stay far below this.
  */
-export const maxFreeFormDepth = 64;
+const maxFreeFormDepth = 64;
 
 /** Refuses a value nested deeper than `maxDepth` objects or arrays with 1214 naming the field. */
 export function checkJsonDepth(value: unknown, field: string, maxDepth = maxFreeFormDepth): void {

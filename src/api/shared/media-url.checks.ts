@@ -3,7 +3,7 @@ import { parseInlineData } from '../../core/media/inline-data.ts';
 import { readHttpUrl } from '../../tools/fetch/http-url.ts';
 
 /** Most bytes of one media part given inline, as for one given by URL (the chat body itself is capped at 32 MB). */
-export const maxInlineMediaBytes = 20 * 1024 * 1024;
+const maxInlineMediaBytes = 20 * 1024 * 1024;
 
 const mediaUrlForms = "an http(s) URL, a 'data:<type>;base64,' URL, or base64 content";
 /** `type/subtype` as RFC 2045 tokens spell them (so nothing but a media type sits before `;base64,`). */

@@ -24,7 +24,7 @@ export const ToolCall = Type.Object({
   }),
 });
 
-export const chatRoles = ['system', 'user', 'assistant', 'tool'] as const;
+const chatRoles = ['system', 'user', 'assistant', 'tool'] as const;
 
 /** A chat message; which fields a role needs is checked by `checkMessages`. */
 export const ChatMessage = Type.Object({

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from './common.schema.ts';
 
-export const FunctionDefinition = Type.Object({
+const FunctionDefinition = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-zA-Z0-9_-]+$' }),
   description: Type.Optional(Type.String()),
   parameters: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the parameters; omit when there are none.' })),
@@ -14,7 +14,7 @@ export const FunctionTool = Type.Object({
 });
 
 /** The chat tool's web search settings (docs/wire.md §1.2). */
-export const WebSearchToolOptions = Type.Object({
+const WebSearchToolOptions = Type.Object({
   enable: Type.Optional(Type.Boolean()),
   search_engine: Type.Optional(Type.String()),
   search_query: Type.Optional(Type.String()),

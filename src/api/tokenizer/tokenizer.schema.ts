@@ -4,12 +4,12 @@ import { ChatMessage } from '../shared/message.schema.ts';
 import { FunctionTool, maxTools } from '../shared/tool.schema.ts';
 
 /** The tokenizer counts prompts, so tool results have no role here. */
-export const tokenizerRoles = ['user', 'system', 'assistant'] as const;
+const tokenizerRoles = ['user', 'system', 'assistant'] as const;
 
 /** Content is the chat message's (text or multimodal parts), required because it is what gets counted. */
 const { content: MessageContent } = Type.Required(Type.Pick(ChatMessage, ['content'])).properties;
 
-export const TokenizerMessage = Type.Object({
+const TokenizerMessage = Type.Object({
   role: StringEnum(tokenizerRoles),
   content: MessageContent,
 });
@@ -37,7 +37,7 @@ export const TokenizerRequest = Type.Object({
 
 export type TokenizerRequest = Static<typeof TokenizerRequest>;
 
-export const TokenizerUsage = Type.Object({
+const TokenizerUsage = Type.Object({
   prompt_tokens: Type.Integer({ description: "The whole prompt, its image and video tokens included, as the chat call's prompt_tokens." }),
   image_tokens: Type.Integer({
     description: "Tokens of the images: the engine's count where it reports one, else by the GLM-V vision rule (one per 28x28 resized pixels, plus markers).",

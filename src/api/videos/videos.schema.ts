@@ -2,12 +2,12 @@ import { maxVideoPromptLength } from '../../core/media/video-input-limits.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { ModelName, RequestId, StringEnum, UserId } from '../shared/common.schema.ts';
 
-export const videoQualities = ['speed', 'quality'] as const;
+const videoQualities = ['speed', 'quality'] as const;
 
-export const videoSizes = ['1280x720', '720x1280', '1024x1024', '1920x1080', '1080x1920', '2048x1080', '3840x2160'] as const;
+const videoSizes = ['1280x720', '720x1280', '1024x1024', '1920x1080', '1080x1920', '2048x1080', '3840x2160'] as const;
 
 /** At most two images: the first frame and the last frame (docs/wire.md §1.5). */
-export const maxVideoImages = 2;
+const maxVideoImages = 2;
 
 /** An integer enumeration as a JSON-schema `enum`, so Ajv names the allowed values. */
 function IntegerEnum<const Values extends readonly number[]>(values: Values, description: string) {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ModelName, RequestId, SearchResultItem, StringEnum, UserId } from '../shared/common.schema.ts';
 
-export const searchRecencyFilters = ['oneDay', 'oneWeek', 'oneMonth', 'oneYear', 'noLimit'] as const;
+const searchRecencyFilters = ['oneDay', 'oneWeek', 'oneMonth', 'oneYear', 'noLimit'] as const;
 
 /** POST /paas/v4/web_search (field names: docs/wire.md §1.2). */
 export const WebSearchRequest = Type.Object({
@@ -27,7 +27,7 @@ export const WebSearchRequest = Type.Object({
 
 export type WebSearchRequest = Static<typeof WebSearchRequest>;
 
-export const SearchIntent = Type.Object({
+const SearchIntent = Type.Object({
   query: Type.String({ description: 'The query as understood.' }),
   intent: Type.String({ description: 'The recognised intent, for example SEARCH_ALL or SEARCH_NONE.' }),
   keywords: Type.String(),

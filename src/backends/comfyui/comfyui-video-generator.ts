@@ -84,7 +84,7 @@ export class ComfyVideoGenerator implements VideoGenerator {
 }
 
 /** `WxH` as asked, else the platform's documented default: short side 1080, the long side following the first image (16:9 without one). */
-export function videoSize(size: string | undefined, firstImage: Uint8Array | undefined): { width: number; height: number } {
+function videoSize(size: string | undefined, firstImage: Uint8Array | undefined): { width: number; height: number } {
   const asked = size === undefined ? undefined : /^(\d+)x(\d+)$/.exec(size);
   if (asked) return { width: Number(asked[1]), height: Number(asked[2]) };
   const image = firstImage === undefined ? undefined : imageDimensions(firstImage);

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
  * - fps, duration (seconds), frames (fps x duration), with_audio (boolean): video only
  * - image, last_image: the uploaded input images' names, for LoadImage nodes (video only)
  */
-export const workflowPlaceholders = [
+const workflowPlaceholders = [
   'prompt',
   'width',
   'height',

@@ -15,7 +15,7 @@ export const defaultEngineTimeoutMs = 600_000;
 export const defaultMaxResponseBytes = 32 * 1024 * 1024;
 
 /** Most bytes of one server-sent event of a streamed answer (or of what comes between two events). */
-export const maxStreamEventBytes = 8 * 1024 * 1024;
+const maxStreamEventBytes = 8 * 1024 * 1024;
 
 /** How to reach one configured engine over HTTP and how its error answers read to a client. */
 export interface EngineConnection {

@@ -6,7 +6,7 @@ import { readCappedBody } from './read-capped-body.ts';
 import { connectionDetail } from './connection-detail.ts';
 
 /** A probe answers in this long or counts as failed: it runs beside live traffic and must not queue behind it. */
-export const probeTimeoutMs = 5_000;
+const probeTimeoutMs = 5_000;
 
 /** Most bytes of a probe's answer: a model list or a status page is a few KB; more is not a health answer. */
 export const maxProbeAnswerBytes = 1024 * 1024;
@@ -89,7 +89,7 @@ export async function probeModelList(baseUrl: string, apiKey: string | undefined
  * The model names of a model list: OpenAI's `data[].id`, and the `models[].name`/`model` that
  * llama-server and Ollama add; undefined when the answer has neither list.
  */
-export function reportedModelNames(json: unknown): string[] | undefined {
+function reportedModelNames(json: unknown): string[] | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const { data, models } = json as { data?: unknown; models?: unknown };
   if (!Array.isArray(data) && !Array.isArray(models)) return undefined;

@@ -53,7 +53,7 @@ export class OutputGrammars {
  * as "null", so `anyOf` becomes `oneOf` (the same set of values for a generator), a one-item
  * `allOf` becomes its item, and draft-07 `definitions` become `$defs`.
  */
-export function toGrammarSchema(schema: unknown): unknown {
+function toGrammarSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toGrammarSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
   let source = schema as Record<string, unknown>;

@@ -47,7 +47,7 @@ export function toSearchResult(hit: SearxngHit, rank: number, contentLength: num
   };
 }
 
-export function hostOf(url: string): string | undefined {
+function hostOf(url: string): string | undefined {
   try {
     return new URL(url).hostname.toLowerCase();
   } catch {

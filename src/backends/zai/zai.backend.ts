@@ -15,7 +15,7 @@ import { ZaiTokenizer } from './zai-tokenizer.ts';
 import { ZaiTranscriber } from './zai-transcriber.ts';
 import { probeModelList } from '../engine-http/probe-engine.ts';
 
-export const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
+const defaultZaiBaseUrl = 'https://api.z.ai/api/paas/v4';
 
 /**
  * The upstream cloud platform itself: its answers already have the platform's shape (OpenAI

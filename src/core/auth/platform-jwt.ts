@@ -42,7 +42,7 @@ export function jwtSignatureValid(jwt: DecodedJwt, secret: string): boolean {
 const maxExp = 1e17;
 
 /** Clients send `exp` in seconds, milliseconds or (the Node SDK) microseconds: decide by magnitude. */
-export function toMilliseconds(exp: number): number {
+function toMilliseconds(exp: number): number {
   if (exp > 1e14) return exp / 1000;
   if (exp > 1e11) return exp;
   return exp * 1000;

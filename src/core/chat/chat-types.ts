@@ -1,7 +1,7 @@
 /** Why generation ended (docs/wire.md §3.2). */
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'sensitive' | 'model_context_window_exceeded' | 'network_error';
 
-export type ReasoningEffort = 'max' | 'xhigh' | 'high' | 'medium' | 'low' | 'minimal' | 'none';
+type ReasoningEffort = 'max' | 'xhigh' | 'high' | 'medium' | 'low' | 'minimal' | 'none';
 
 /** A media reference: an http(s) URL or a data URL (bare base64 is turned into a data URL on the way in). */
 export interface MediaPart {
@@ -9,7 +9,7 @@ export interface MediaPart {
   readonly url: string;
 }
 
-export interface TextPart {
+interface TextPart {
   readonly type: 'text';
   readonly text: string;
 }

@@ -12,7 +12,7 @@ export interface MediaFetcher {
   fetch(url: string, options: { readonly timeoutMs: number; readonly signal: AbortSignal }): Promise<FetchedMedia>;
 }
 
-export interface FetchedMedia {
+interface FetchedMedia {
   readonly status: number;
   readonly contentType: { readonly mediaType: string };
   readonly body: Buffer;

@@ -71,7 +71,7 @@ export function choiceProblem(key: string, choices: readonly string[], given: un
 }
 
 /** Turns a JSON pointer below `at` (`/glm-4.7/baseUrl`) into the YAML key path `models.glm-4.7.baseUrl`. */
-export function keyPath(at: string, pointer: string): string {
+function keyPath(at: string, pointer: string): string {
   const below = pointerSegments(pointer);
   return [...(at === '' ? [] : [at]), ...below].join('.') || '(root)';
 }

@@ -17,7 +17,7 @@ export interface ModelRouting {
 }
 
 /** Engine calls one request makes at most, fallback models included, unless the entry says otherwise. */
-export const defaultMaxAttempts = 3;
+const defaultMaxAttempts = 3;
 
 export function isRoutedEntry(entry: CatalogEntry): entry is RoutedModelEntry {
   return Object.hasOwn(entry, 'deployments');

@@ -1,5 +1,5 @@
 /** Characters of a caller's value that an error message quotes; the rest is cut. */
-export const quotedValueChars = 64;
+const quotedValueChars = 64;
 
 /**
  * A caller's value as an error message quotes it: its first characters, and `…` when it was
@@ -27,7 +27,7 @@ export function quoteClientValue(value: unknown, maxChars: number = quotedValueC
  * The longest message an error carries. Messages quote caller values through quoteClientValue;
  * this is the backstop for a message that quotes one some other way.
  */
-export const maxErrorMessageChars = 2000;
+const maxErrorMessageChars = 2000;
 
 /** Cuts a message to maxErrorMessageChars, marking the cut. */
 export function capErrorMessage(message: string): string {

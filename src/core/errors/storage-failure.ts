@@ -30,7 +30,7 @@ const messages: Readonly<Record<StorageCondition, (detail: string | undefined) =
  * The condition of a local file-system error: ENOSPC (no space) and EDQUOT (quota) are a full
  * disk, EROFS a read-only one; anything else is not a storage condition.
  */
-export function diskCondition(error: unknown): 'full' | 'read-only' | undefined {
+function diskCondition(error: unknown): 'full' | 'read-only' | undefined {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code === 'ENOSPC' || code === 'EDQUOT') return 'full';
   if (code === 'EROFS') return 'read-only';

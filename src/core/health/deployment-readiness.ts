@@ -2,7 +2,7 @@ import type { DeploymentState } from '../routing/deployment-router.ts';
 import { publicReason } from './public-reason.ts';
 
 /** A deployment that takes no calls now, as an unauthenticated caller of /readyz may read it. */
-export interface UnhealthyDeployment {
+interface UnhealthyDeployment {
   readonly model: string;
   /** Its name, with any address an operator wrote in it masked. */
   readonly deployment: string;

@@ -1,5 +1,5 @@
 /** What a free-space probe needs of `statfs(2)`: blocks available to this process, and their size. */
-export interface DiskSpace {
+interface DiskSpace {
   readonly bavail: number;
   readonly bsize: number;
 }

@@ -17,7 +17,7 @@ export const retrievedPassages = 5;
  * The platform's instruction when the tool names no template: answer from the passages, and say
  * so when the answer is not in them rather than invent a quotation.
  */
-export const defaultPromptTemplate = [
+const defaultPromptTemplate = [
   'Answer the question from the document below.',
   '',
   'Document:',
@@ -70,7 +70,7 @@ function knowledgeBaseNotFound(knowledgeId: string): ApiError {
 }
 
 /** One pass over the template, so text inside the passages is never taken for a placeholder. */
-export function fillTemplate(template: string, knowledgeText: string, question: string): string {
+function fillTemplate(template: string, knowledgeText: string, question: string): string {
   const filled = template.replace(/\{\{\s*(knowledge|question)\s*\}\}/g, (_, name: string) => (name === 'knowledge' ? knowledgeText : question));
   return /\{\{\s*question\s*\}\}/.test(template) ? filled : `${filled}\n\n${question}`;
 }

@@ -3,7 +3,7 @@ import type { LimitWindow } from './quota-window.ts';
 type CounterKind = 'rate' | 'tokens' | 'calls';
 
 /** Counter names share the key id as a hash tag, so a Redis Cluster keeps one key's counters together. */
-export function counterName(keyId: string, kind: CounterKind | 'slot', part: string): string {
+function counterName(keyId: string, kind: CounterKind | 'slot', part: string): string {
   return `{${keyId}}:${kind}:${part}`;
 }
 

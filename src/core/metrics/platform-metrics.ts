@@ -16,7 +16,7 @@ export type TaskOutcome = 'success' | 'fail' | 'timeout';
 export type QueueDepthReader = () => Promise<readonly { readonly kind: string; readonly state: string; readonly count: number }[]>;
 
 /** One deployment's health as the gauge shows it (ModelBackends.deploymentStates()). */
-export interface DeploymentHealthSample {
+interface DeploymentHealthSample {
   readonly model: string;
   readonly deployment: string;
   readonly backend: string;

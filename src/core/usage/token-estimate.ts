@@ -9,10 +9,10 @@ import type { ChatRequest } from '../chat/chat-types.ts';
 export const estimatedBytesPerToken = 4;
 
 /** What chat templates add around each message (role markers, separators): a few tokens. */
-export const estimatedTokensPerMessage = 4;
+const estimatedTokensPerMessage = 4;
 
 /** The estimated tokens of a text: ceil(UTF-8 bytes / 4). */
-export function estimateTextTokens(text: string): number {
+function estimateTextTokens(text: string): number {
   return Math.ceil(Buffer.byteLength(text, 'utf8') / estimatedBytesPerToken);
 }
 

@@ -14,7 +14,7 @@ import type { PlatformLogger } from '../create-logger.ts';
 import type { Telemetry } from './start-telemetry.ts';
 
 /** The service name when OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) names none. */
-export const defaultServiceName = 'model-platform';
+const defaultServiceName = 'model-platform';
 
 /** How long the last spans may take to leave at shutdown. */
 const shutdownTimeoutMs = 5_000;

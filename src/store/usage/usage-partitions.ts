@@ -13,7 +13,7 @@ const partitionLockId = 0x7573_6167;
 
 const namePattern = /^usage_records_p(\d{4})(\d{2})(\d{2})$/;
 
-export function partitionName(day: number): string {
+function partitionName(day: number): string {
   return `usage_records_p${new Date(day * dayMs).toISOString().slice(0, 10).replaceAll('-', '')}`;
 }
 

@@ -14,7 +14,7 @@ export interface RefinedBlock {
 }
 
 /** Re-reads a text, table or formula block from its crop (PNG) with a stronger recogniser. */
-export type BlockRefiner = (block: LayoutBlock, crop: Uint8Array, signal: AbortSignal) => Promise<RefinedBlock>;
+type BlockRefiner = (block: LayoutBlock, crop: Uint8Array, signal: AbortSignal) => Promise<RefinedBlock>;
 
 export interface DocumentLayoutParserOptions {
   readonly recognise: TextRecogniser;

@@ -6,7 +6,7 @@ import { pdfInflatedBytes } from '../pdf/pdf-inflation.ts';
 import { decodeImage } from '../raster/decode-image.ts';
 
 /** Most PDF pages parsed in one request (the platform's limit, after start_page_id / end_page_id). */
-export const maxParsedPages = 30;
+const maxParsedPages = 30;
 
 /**
  * What a parsed PDF's compressed streams may inflate to, all together, counted before pdf.js opens

@@ -110,7 +110,7 @@ function textMask(textBoxes: readonly Box[], cell: number, columns: number, rows
 }
 
 /** The most frequent light colour (16 levels a channel), averaged; the most frequent overall on a dark page. */
-export function backgroundColour(raster: RasterImage): [number, number, number] {
+function backgroundColour(raster: RasterImage): [number, number, number] {
   const { width, height, data } = raster;
   const counts = new Uint32Array(4096);
   const sums = new Float64Array(4096 * 3);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 const extractionTimeoutMs = 60_000;
 
 /** Most bytes of the frame: a video of absurd dimensions (its engine's, or a caller's) must not fill the memory. */
-export const maxFrameBytes = 64 * 1024 * 1024;
+const maxFrameBytes = 64 * 1024 * 1024;
 
 /**
  * The first frame of a video as a PNG, made by ffmpeg. The video goes through a temporary file,

@@ -3,7 +3,7 @@ import { InferenceSession } from 'onnxruntime-node';
 import { ocrModelPaths } from './ocr-model-paths.ts';
 import { simplifyPaddleGraph } from './simplify-paddle-graph.ts';
 
-export { ocrModelPaths, type OcrModelPaths } from './ocr-model-paths.ts';
+export { ocrModelPaths } from './ocr-model-paths.ts';
 
 /** The three ONNX sessions and the recogniser's character list, loaded once. */
 export interface OcrModels {

@@ -23,7 +23,7 @@ export interface WebReaderSetup {
   readonly log: (message: string, error: unknown) => void;
 }
 
-export const readerDefaults = {
+const readerDefaults = {
   maxBytes: 20 * 1024 * 1024,
   cacheTtlSeconds: 3600,
   chromiumPath: '/usr/bin/chromium',

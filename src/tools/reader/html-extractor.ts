@@ -43,7 +43,7 @@ export type HtmlExtraction =
  * depth, 4.5 s at 512, 25 s at 1000 and minutes beyond (then a stack overflow); real pages stay
  * well under 100 levels.
  */
-export const maxElementDepth = 256;
+const maxElementDepth = 256;
 
 /**
  * HTML → the main content and what the page says about itself: linkedom parses, Readability

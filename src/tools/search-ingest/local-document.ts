@@ -6,10 +6,10 @@ import { extractHtmlArticle } from '../reader/html-article.ts';
 import { publishedAtOf, readHtmlFacts } from './html-text.ts';
 
 /** File types `index add` reads from disk. */
-export const documentExtensions: readonly string[] = ['.html', '.htm', '.md', '.markdown', '.txt'];
+const documentExtensions: readonly string[] = ['.html', '.htm', '.md', '.markdown', '.txt'];
 
 /** Most bytes of one file: a document larger than this is an export or a dump, not a page to index. */
-export const maxDocumentBytes = 16 * 1024 * 1024;
+const maxDocumentBytes = 16 * 1024 * 1024;
 
 export function isDocumentFile(path: string): boolean {
   return documentExtensions.includes(extname(path).toLowerCase());
@@ -27,7 +27,7 @@ export interface LocalFile {
  * below `root`, each segment percent-encoded, after the base URL. `<root>/a/b c.html` with base
  * `https://docs.example.com/site` is `https://docs.example.com/site/a/b%20c.html`.
  */
-export function publicUrlOf(file: LocalFile, baseUrl: string): string {
+function publicUrlOf(file: LocalFile, baseUrl: string): string {
   const segments = relative(file.root, file.path).split(sep).map(encodeURIComponent);
   return `${baseUrl.replace(/\/+$/, '')}/${segments.join('/')}`;
 }
