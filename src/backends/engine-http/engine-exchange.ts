@@ -1,4 +1,5 @@
 import type { Client, Dispatcher } from 'undici';
+import { LRUCache } from 'lru-cache';
 import type { EngineFailure } from '../../core/errors/engine-failure.ts';
 import { AnswerOverCapError } from './answer-over-cap-error.ts';
 import { freshConnection } from './engine-dispatcher.ts';
@@ -272,17 +273,17 @@ interface Target {
   readonly path: string;
 }
 
-/** Engine URLs repeat (one per configured endpoint): each is parsed once. */
-const parsedUrls = new Map<string, Target>();
-const maxParsedUrls = 1_000;
+/**
+ * Engine URLs repeat (one per configured endpoint): each is parsed once. URLs with ids in them
+ * (task polling) would grow a plain map without end, so the least recently used go past the bound.
+ */
+const parsedUrls = new LRUCache<string, Target>({ max: 1_000 });
 
 function targetOf(url: string): Target {
   let parsed = parsedUrls.get(url);
   if (parsed === undefined) {
     const { origin, pathname, search } = new URL(url);
     parsed = { origin, path: `${pathname}${search}` };
-    // URLs with ids in them (task polling) would grow the map without end: start over past the bound.
-    if (parsedUrls.size >= maxParsedUrls) parsedUrls.clear();
     parsedUrls.set(url, parsed);
   }
   return parsed;

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors/api-error.ts';
 import type { KeyPolicy } from '../limits/key-policy.ts';
 import { parseApiKey, sameSecret, secretMatches } from './api-key.ts';
@@ -33,6 +34,7 @@ interface CacheEntry {
   authenticated?: AuthenticatedKey;
 }
 
+/** Keys kept in memory at most; past it the least recently used goes first. */
 const maxCacheEntries = 10_000;
 
 /**
@@ -45,7 +47,7 @@ export class Authenticator {
   readonly #cacheTtlMs: number;
   readonly #clockSkewMs: number;
   readonly #now: () => number;
-  readonly #cache = new Map<string, CacheEntry>();
+  readonly #cache = new LRUCache<string, CacheEntry>({ max: maxCacheEntries });
 
   constructor(lookup: KeyLookup, box: SecretBox, options: AuthenticatorOptions = {}) {
     this.#lookup = lookup;
@@ -120,7 +122,6 @@ export class Authenticator {
     if (cached !== undefined) return cached;
     const now = this.#now();
     const entry: CacheEntry = { key: await this.#lookup.findKey(id), fetchedAt: now };
-    if (this.#cache.size >= maxCacheEntries) this.#cache.clear();
     this.#cache.set(id, entry);
     return entry;
   }
