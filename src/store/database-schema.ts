@@ -14,14 +14,14 @@ export interface ApiKeyTable {
 }
 
 /** Table `key_credits`: the spendable prepaid balance of a key, in micro-units (0008). */
-export interface KeyCreditTable {
+interface KeyCreditTable {
   key_id: string;
   balance: number;
   updated_at: number;
 }
 
 /** Table `credit_holds`: credit reserved for a call or task; state held, settled or released (0008, 0012). */
-export interface CreditHoldTable {
+interface CreditHoldTable {
   id: string;
   key_id: string;
   task_id: string | null;
@@ -82,7 +82,7 @@ export interface UsageDailyTable {
 }
 
 /** Table `reader_cache`: read pages by URL and output options (src/tools/reader), until `expires_at`. */
-export interface ReaderCacheTable {
+interface ReaderCacheTable {
   /** sha256 hex of the URL and the options that change the output. */
   cache_key: string;
   url: string;
@@ -168,7 +168,7 @@ export interface FileTable {
 }
 
 /** Table `knowledge_files`: a file indexed into a knowledge base (0011), written after its passages. */
-export interface KnowledgeFileTable {
+interface KnowledgeFileTable {
   file_id: string;
   owner_key_id: string;
   knowledge_id: string;
@@ -182,7 +182,7 @@ export interface KnowledgeFileTable {
  * Table `knowledge_passages`: the passages of knowledge files (0011). SQLite keeps an FTS5 table
  * and a narrow file column beside it (synced by triggers); PostgreSQL a generated `search_vector`.
  */
-export interface KnowledgePassageTable {
+interface KnowledgePassageTable {
   id: Generated<number>;
   file_id: string;
   position: number;

@@ -7,7 +7,7 @@ import type { TokenizerRequest } from './tokenizer.schema.ts';
  * costs an ffprobe process, and the probes are shared by every caller of the server.
  */
 export const maxTokenizerImages = 32;
-export const maxTokenizerVideos = 4;
+const maxTokenizerVideos = 4;
 
 /** The tokenizer rules JSON Schema cannot state: the make-up of the message list, the tools' parameters, the media per call. */
 export function checkTokenizerRequest(body: TokenizerRequest): void {

@@ -3,7 +3,7 @@
  * they are kept as integers of `priceScale` parts of a micro-unit (BigInt), never as binary
  * floats, so 3 tokens at 0.1 cost exactly 0.3 and round up to 1, not to a float's 1.0000000000000002.
  */
-export const priceScale = 1_000_000n;
+const priceScale = 1_000_000n;
 
 /** A price as written (integer micro-units, or a decimal with up to 6 places), in parts of `priceScale`. */
 const decimalPattern = /^(\d{1,15})(?:\.(\d{1,6}))?$/;

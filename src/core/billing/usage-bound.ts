@@ -4,7 +4,7 @@ import type { PricedUsage } from './model-price.ts';
  * The most output a chat call may ask for (the chat schema's max_tokens ceiling): what is reserved
  * for the answer of a call that does not set max_tokens.
  */
-export const maxOutputTokens = 131_072;
+const maxOutputTokens = 131_072;
 
 /**
  * The most a chat call can use, as far as it is known before the engine runs: its input at one
@@ -38,7 +38,7 @@ export function taskBound(kind: string, request: unknown): PricedUsage {
  * Pages reserved for a layout-parsing call that names no page range: its page count is known only
  * once the engine has read the document. Pages beyond it are charged only up to the reservation.
  */
-export const unrangedDocumentPages = 100;
+const unrangedDocumentPages = 100;
 
 /** The most a layout-parsing call can use: its page range, else `unrangedDocumentPages`. */
 export function layoutBound(startPage: unknown, endPage: unknown): PricedUsage {

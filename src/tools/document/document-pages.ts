@@ -13,7 +13,7 @@ const maxParsedPages = 30;
  * it: pdf.js keeps what it inflates (page contents, fonts, pictures drawn for rendering) in memory
  * outside the JavaScript heap.
  */
-export const maxParsedPdfInflatedBytes = 512 * 1024 * 1024;
+const maxParsedPdfInflatedBytes = 512 * 1024 * 1024;
 
 /**
  * PDF pages are rendered at 2× their point size (144 dpi): an A4 page becomes 1190×1684 pixels,

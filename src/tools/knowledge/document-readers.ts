@@ -6,7 +6,7 @@ import { ApiError } from '../../core/errors/api-error.ts';
 export const defaultMaxDocumentReaders = Math.max(2, availableParallelism());
 
 /** How long an upload waits for a reader before it is refused: a reader takes at most `knowledge.readTimeoutMs`, most far less. */
-export const documentReaderWaitMs = 30_000;
+const documentReaderWaitMs = 30_000;
 
 /**
  * The document readers of the whole server: each HTML page or PDF read for a knowledge base is a

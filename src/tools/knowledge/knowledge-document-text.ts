@@ -6,7 +6,7 @@ import { extractHtmlArticleInThread } from './html-article-thread.ts';
 import { readPdfPagesInThread } from './pdf-text-thread.ts';
 
 /** Reads the text of a PDF that has no text layer (a scan), by the layout parser's OCR. */
-export type ScanReader = (bytes: Uint8Array, signal: AbortSignal) => Promise<string>;
+type ScanReader = (bytes: Uint8Array, signal: AbortSignal) => Promise<string>;
 
 /** How a knowledge file's text is read beyond plain text. */
 export interface KnowledgeReading {
@@ -21,18 +21,18 @@ export interface KnowledgeReading {
 export const defaultKnowledgeReadTimeoutMs = 120_000;
 
 /** The most of each kind of knowledge file parsed: HTML is parsed in one step (a DOM of the whole page), PDFs page by page. */
-export const maxKnowledgeHtmlBytes = 5 * 1024 * 1024;
-export const maxKnowledgePdfBytes = 50 * 1024 * 1024;
-export const maxKnowledgeTextBytes = 10 * 1024 * 1024;
+const maxKnowledgeHtmlBytes = 5 * 1024 * 1024;
+const maxKnowledgePdfBytes = 50 * 1024 * 1024;
+const maxKnowledgeTextBytes = 10 * 1024 * 1024;
 /** Text one knowledge file may hold, in characters (about 3,300 passages of the default size). */
-export const maxKnowledgeCharacters = 1_000_000;
+const maxKnowledgeCharacters = 1_000_000;
 /**
  * What a PDF's compressed streams may inflate to, all together: pdf.js keeps what it inflates
  * outside the reader thread's heap. Far above what text, fonts and pictures of a 50 MB PDF need.
  */
-export const maxKnowledgePdfInflatedBytes = 256 * 1024 * 1024;
+const maxKnowledgePdfInflatedBytes = 256 * 1024 * 1024;
 /** Pages read from one PDF (each one's text parsed by pdf.js). */
-export const maxKnowledgePdfPages = 2000;
+const maxKnowledgePdfPages = 2000;
 /**
  * Elements of one HTML page: the DOM and Readability's passes over it grow with them. A long
  * article has a few thousand; the largest real pages tens of thousands.
