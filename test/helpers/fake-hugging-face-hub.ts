@@ -19,6 +19,8 @@ export interface FakeHubOptions {
   readonly cutFirstTransferAfter?: number;
   /** The CDN sends this many bytes a second at most, so a test can watch a download in progress. */
   readonly bytesPerSecond?: number;
+  /** The CDN sends this many bytes of each transfer, then waits for `release()` before the rest. */
+  readonly holdAfterBytes?: number;
 }
 
 export interface FakeHub {
@@ -28,6 +30,8 @@ export interface FakeHub {
   readonly cdnRanges: (string | undefined)[];
   /** Hub requests as `METHOD path`. */
   readonly hubRequests: string[];
+  /** Lets the transfers held by `holdAfterBytes` go on. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -44,6 +48,9 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
   const cdnRanges: (string | undefined)[] = [];
   const hubRequests: string[] = [];
   let transfers = 0;
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const hold = options.holdAfterBytes === undefined ? undefined : { bytes: options.holdAfterBytes, released };
   const cdn = createServer((request, response) => {
     const file = byHash.get((request.url ?? '').slice(1));
     if (file === undefined) return void response.writeHead(404).end();
@@ -52,7 +59,7 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
     const ranged = request.method === 'GET' && request.headers.range !== undefined;
     if (ranged) transfers += 1;
     const cutAfter = ranged && transfers === 1 ? options.cutFirstTransferAfter : undefined;
-    void sendRange(request, response, file.servedBytes ?? file.bytes, cutAfter, options.bytesPerSecond);
+    void sendRange(request, response, file.servedBytes ?? file.bytes, { cutAfter, bytesPerSecond: options.bytesPerSecond, hold });
   });
   const cdnOrigin = await listen(cdn);
   for (const file of options.files) byHash.set(sha256(file.bytes), file);
@@ -87,7 +94,9 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
     endpoint,
     cdnRanges,
     hubRequests,
+    release,
     async close() {
+      release();
       for (const server of [hub, cdn]) {
         server.closeAllConnections();
         server.close();
@@ -97,13 +106,14 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
   };
 }
 
-async function sendRange(
-  request: IncomingMessage,
-  response: ServerResponse,
-  bytes: Buffer,
-  cutAfter: number | undefined,
-  bytesPerSecond: number | undefined,
-): Promise<void> {
+interface Pacing {
+  readonly cutAfter: number | undefined;
+  readonly bytesPerSecond: number | undefined;
+  readonly hold: { readonly bytes: number; readonly released: Promise<void> } | undefined;
+}
+
+async function sendRange(request: IncomingMessage, response: ServerResponse, bytes: Buffer, pacing: Pacing): Promise<void> {
+  const { cutAfter, bytesPerSecond, hold } = pacing;
   const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '');
   const start = range === null ? 0 : Number(range[1]);
   const end = range === null || range[2] === '' ? bytes.length - 1 : Math.min(Number(range[2]), bytes.length - 1);
@@ -116,7 +126,12 @@ async function sendRange(
   if (range !== null) response.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${end}/${bytes.length}` });
   else response.writeHead(200, headers);
   if (request.method === 'HEAD') return void response.end();
-  const body = bytes.subarray(start, end + 1);
+  let body = bytes.subarray(start, end + 1);
+  if (hold !== undefined && body.length > hold.bytes) {
+    response.write(body.subarray(0, hold.bytes));
+    await hold.released;
+    body = body.subarray(hold.bytes);
+  }
   if (cutAfter !== undefined) {
     response.write(body.subarray(0, cutAfter));
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -71,6 +71,8 @@ export class LlamaEngine {
     const { modelName, modelPath, gpuLayers, parallelSequences } = this.settings;
     const offline = (why: string): EngineFailure =>
       new EngineFailure('misconfigured', modelName, `Model '${modelName}' is offline: its GGUF file '${modelPath}' ${why}.`);
+    const notReady = this.settings.hubFile?.files.notReadyReason(this.settings.hubFile.uri);
+    if (notReady !== undefined) throw new EngineFailure('misconfigured', modelName, `Model '${modelName}' is not ready: the platform ${notReady}.`);
     if (!existsSync(modelPath)) throw offline('does not exist');
     let llama: Llama;
     try {

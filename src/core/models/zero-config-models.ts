@@ -1,8 +1,5 @@
 import type { ModelEntry } from '../config/config.schema.ts';
-import { platformModels } from './platform-models.ts';
-
-/** The chat model served with no configuration, under its own name: the smallest GLM chat model published as GGUF. */
-export const defaultChatModel = 'glm-edge-1.5b-chat';
+import { defaultChatModel, platformModels } from './platform-models.ts';
 
 /** Its weights (Q4_K_M, about 1 GB), fetched from the hub on first start or by `model-platform pull`. */
 export const defaultChatModelFile = 'hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K_M.gguf';

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import type { ModelFileLocator } from '../../core/backends/backend.ts';
 import type { ModelFilesSettings } from '../../core/config/settings.ts';
 import { join } from 'node:path';
 import { downloadHubFile, type DownloadProgress } from './download-hub-file.ts';
@@ -28,7 +29,7 @@ interface Fetching {
  * at a time per file in this process. A file another process pulled (`model-platform pull`) is
  * ready as soon as it has its final name, since a download only ever renames a checked file into place.
  */
-export class ModelFiles {
+export class ModelFiles implements ModelFileLocator {
   readonly settings: ModelFilesSettings;
   readonly #known = new Map<string, HfFileReference>();
   readonly #fetching = new Map<string, Fetching>();
@@ -40,9 +41,32 @@ export class ModelFiles {
 
   /** Registers an hf:// URI of the catalog (throws on a malformed one) and answers where its file lives. */
   register(uri: string): string {
+    return this.pathOf(this.referenceOf(uri));
+  }
+
+  /** The parsed URI, registered (throws on a malformed one). */
+  referenceOf(uri: string): HfFileReference {
     const reference = parseHfUri(uri);
     this.#known.set(reference.uri, reference);
-    return this.pathOf(reference);
+    return reference;
+  }
+
+  localPath(uri: string): string {
+    return this.register(uri);
+  }
+
+  notReadyReason(uri: string): string | undefined {
+    const status = this.statusOf(parseHfUri(uri));
+    switch (status.state) {
+      case 'ready':
+        return undefined;
+      case 'downloading':
+        return `is downloading ${status.uri} (${describeProgress(status)}); it answers once the file is in place (progress in the log and GET /readyz)`;
+      case 'failed':
+        return `could not download ${status.uri}: ${status.error ?? 'unknown error'}; run \`model-platform pull ${status.uri}\``;
+      case 'missing':
+        return `has not downloaded ${status.uri} yet (MODEL_PLATFORM_PULL=off or offline); run \`model-platform pull ${status.uri}\``;
+    }
   }
 
   pathOf(reference: HfFileReference): string {
@@ -77,8 +101,7 @@ export class ModelFiles {
    * failure is kept for the status (and thrown) until the next try.
    */
   fetch(uri: string, onProgress: (progress: DownloadProgress) => void = () => undefined, signal?: AbortSignal): Promise<string> {
-    const reference = parseHfUri(uri);
-    this.#known.set(reference.uri, reference);
+    const reference = this.referenceOf(uri);
     const destination = this.pathOf(reference);
     if (existsSync(destination)) return Promise.resolve(destination);
     const running = this.#fetching.get(reference.uri);
