@@ -158,7 +158,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     backendFactories,
     settings.configPath,
     (tokenizerPath, chatTemplatePath) => HfTokenCounter.load(tokenizerPath, chatTemplatePath),
-    { searchIndex, reader, modelFiles },
+    { searchIndex, reader, modelFiles, announce: (fields, message) => logger.info(fields, message) },
     metrics,
     logger,
     // A fleet holds each deployment's maxConcurrency across its nodes, in the key limits' Redis.

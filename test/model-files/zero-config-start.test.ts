@@ -88,6 +88,7 @@ describe('zero-configuration start: the default chat model fetched from the hub'
     assert.ok(['length', 'stop'].includes(finishReasons[0] ?? ''), finishReasons[0]);
     const counted = (await (await post('/paas/v4/tokenizer', { model, messages: hello })).json()) as { usage: { prompt_tokens: number } };
     assert.equal(counted.usage.prompt_tokens, completion.usage.prompt_tokens);
+    assert.match(server.output(), /"device":"cpu","msg":"model glm-edge-1\.5b-chat loaded on the CPU \(\d+ threads\)"/);
   });
 
   it('the translation agent runs on the default model', async () => {

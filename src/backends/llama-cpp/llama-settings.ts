@@ -13,6 +13,8 @@ export interface LlamaSettings {
   readonly parallelSequences: number;
   readonly threads: number;
   readonly gpuLayers: number;
+  /** Says, once per load, which device runs the model. */
+  readonly announce: (fields: Readonly<Record<string, unknown>>, message: string) => void;
 }
 
 export function readLlamaSettings({ modelName, entry, configDir, resources }: BackendContext<LlamaCppSettings>): LlamaSettings {
@@ -35,6 +37,7 @@ export function readLlamaSettings({ modelName, entry, configDir, resources }: Ba
     // thread is 20-40x faster than two that fight the event loop and each other.
     threads: entry.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)),
     gpuLayers: entry.gpuLayers ?? 0,
+    announce: announceOf(resources),
   };
 }
 
@@ -43,4 +46,9 @@ function hubFileOf(modelName: string, uri: string, files: ModelFileLocator | und
     throw new EngineFailure('misconfigured', modelName, `Model '${modelName}' names ${uri}, which only a server with its models directory fetches.`);
   }
   return { uri, files };
+}
+
+/** The platform's announcer, read only when one exists (tests give resources that refuse every read). */
+function announceOf(resources: BackendContext['resources']): LlamaSettings['announce'] {
+  return 'announce' in resources && resources.announce !== undefined ? resources.announce : () => undefined;
 }

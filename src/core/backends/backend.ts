@@ -46,6 +46,8 @@ export interface BackendResources {
   readonly reader: WebReader;
   /** Absent where no models directory is open (config check --probe): an hf:// file setting then cannot be used. */
   readonly modelFiles?: ModelFileLocator;
+  /** Where an in-process engine says, once, what it did (a model loaded, on which device); absent: said nowhere. */
+  readonly announce?: (fields: Readonly<Record<string, unknown>>, message: string) => void;
 }
 
 /** The hf:// files of the catalog (fetched from the hub by the platform): where each lives, and why one is not there yet. */
