@@ -53,7 +53,13 @@ async function main(): Promise<void> {
       const response = await fetch(`${origin}/paas/v4/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: prompt }], max_tokens: maxTokens, temperature: 0, thinking: { type: 'disabled' } }),
+        body: JSON.stringify({
+          model: 'bench-chat',
+          messages: [{ role: 'user', content: prompt }],
+          max_tokens: maxTokens,
+          temperature: 0,
+          thinking: { type: 'disabled' },
+        }),
       });
       const body = (await response.json()) as { usage?: { completion_tokens: number }; error?: unknown };
       if (body.usage === undefined) throw new Error(`the platform answered ${JSON.stringify(body)}`);
