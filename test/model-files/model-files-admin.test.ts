@@ -6,7 +6,14 @@ describe('GET /admin/model-files', () => {
   let test: TestPlatform;
   let admin: string;
   before(async () => {
-    test = await startTestPlatform({ config: { models: { 'tiny-chat': { backend: 'llama-cpp', modelPath: 'hf://tiny-org/tiny-gguf/tiny.gguf@v1' } } } });
+    test = await startTestPlatform({
+      config: {
+        models: {
+          'tiny-chat': { backend: 'llama-cpp', modelPath: 'hf://tiny-org/tiny-gguf/tiny.gguf@v1' },
+          'hub-tokenizer': { backend: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', tokenizerPath: 'hf://tiny-org/tiny-tokenizer/tokenizer.json' },
+        },
+      },
+    });
     admin = `Bearer ${(await test.platform.keyAdmin.create({ name: 'ops', policy: { scope: 'admin' } })).key}`;
   });
   after(() => test.close());
@@ -27,6 +34,7 @@ describe('GET /admin/model-files', () => {
           error: null,
         },
         { uri: 'hf://tiny-org/tiny-gguf/tiny.gguf@v1', bytes: null, state: 'missing', downloaded_bytes: 0, total_bytes: null, error: null },
+        { uri: 'hf://tiny-org/tiny-tokenizer/tokenizer.json@main', bytes: null, state: 'missing', downloaded_bytes: 0, total_bytes: null, error: null },
       ],
     );
     assert.match(String(data[1]?.['path']), /models\/tiny-org--tiny-gguf\/v1\/tiny\.gguf$/);
@@ -47,6 +55,20 @@ describe('GET /admin/model-files', () => {
     assert.match(
       response.json<{ error: { message: string } }>().error.message,
       /has not downloaded hf:\/\/tiny-org\/tiny-gguf\/tiny\.gguf@v1 yet .*model-platform pull/,
+    );
+  });
+
+  it('a tokenizerPath on the hub that is not fetched yet: the tokenizer says so', async () => {
+    const response = await test.app.inject({
+      method: 'POST',
+      url: '/paas/v4/tokenizer',
+      headers: { authorization: test.authorization, 'content-type': 'application/json' },
+      payload: { model: 'hub-tokenizer', messages: [{ role: 'user', content: 'Hi' }] },
+    });
+    assert.equal(response.statusCode, 400);
+    assert.match(
+      response.json<{ error: { message: string } }>().error.message,
+      /cannot be loaded: the platform has not downloaded hf:\/\/tiny-org\/tiny-tokenizer\/tokenizer\.json@main yet/,
     );
   });
 });
