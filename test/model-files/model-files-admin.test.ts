@@ -17,6 +17,8 @@ describe('GET /admin/model-files', () => {
     admin = `Bearer ${(await test.platform.keyAdmin.create({ name: 'ops', policy: { scope: 'admin' } })).key}`;
   });
   after(() => test.close());
+  const post = (url: string, payload: object) =>
+    test.app.inject({ method: 'POST', url, headers: { authorization: test.authorization, 'content-type': 'application/json' }, payload });
 
   it("lists the catalog's hf:// files with their state, for admin keys only", async () => {
     const listed = await test.app.inject({ method: 'GET', url: '/admin/model-files', headers: { authorization: admin } });
@@ -45,12 +47,7 @@ describe('GET /admin/model-files', () => {
   });
 
   it('a chat call to a model whose file is not fetched says how to fetch it', async () => {
-    const response = await test.app.inject({
-      method: 'POST',
-      url: '/paas/v4/chat/completions',
-      headers: { authorization: test.authorization, 'content-type': 'application/json' },
-      payload: { model: 'tiny-chat', messages: [{ role: 'user', content: 'Hi' }] },
-    });
+    const response = await post('/paas/v4/chat/completions', { model: 'tiny-chat', messages: [{ role: 'user', content: 'Hi' }] });
     assert.equal(response.statusCode, 400);
     assert.match(
       response.json<{ error: { message: string } }>().error.message,
@@ -59,12 +56,7 @@ describe('GET /admin/model-files', () => {
   });
 
   it('a tokenizerPath on the hub that is not fetched yet: the tokenizer says so', async () => {
-    const response = await test.app.inject({
-      method: 'POST',
-      url: '/paas/v4/tokenizer',
-      headers: { authorization: test.authorization, 'content-type': 'application/json' },
-      payload: { model: 'hub-tokenizer', messages: [{ role: 'user', content: 'Hi' }] },
-    });
+    const response = await post('/paas/v4/tokenizer', { model: 'hub-tokenizer', messages: [{ role: 'user', content: 'Hi' }] });
     assert.equal(response.statusCode, 400);
     assert.match(
       response.json<{ error: { message: string } }>().error.message,
