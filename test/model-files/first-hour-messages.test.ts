@@ -5,6 +5,7 @@ import { ComfyWorkflow } from '../../src/backends/comfyui/comfyui-workflow.ts';
 import { modelEntrySchema } from '../../src/backends/index.ts';
 import { parseConfigText } from '../../src/core/config/load-config.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
+import { publicReason } from '../../src/core/health/public-reason.ts';
 import { ModelResolver } from '../../src/core/models/model-resolver.ts';
 import { platformModels } from '../../src/core/models/platform-models.ts';
 import { zeroConfigModels } from '../../src/core/models/zero-config-models.ts';
@@ -48,5 +49,12 @@ describe('the first hour: what an unconfigured model says, and the files it name
   it("the tokenizer's models are the chat's", () => {
     assert.deepEqual(platformModels.tokenize, platformModels.chat);
     assert.ok(platformModels.chat.includes('glm-edge-1.5b-chat'));
+  });
+
+  it('a message to a caller keeps an hf:// file it waits for, and still hides the addresses of services', () => {
+    assert.equal(
+      publicReason('is downloading hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K_M.gguf@main (20% of 980 MB) from http://mirror.internal:8080/x'),
+      'is downloading hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K_M.gguf@main (20% of 980 MB) from <url>',
+    );
   });
 });
