@@ -40,7 +40,7 @@ export const cliCommands: readonly CliCommand[] = [
     options: {
       config,
       port: 'listen on port N (default: PORT, else 8080)',
-      host: 'listen on address H (default: HOST, else 0.0.0.0)',
+      host: 'listen on address H (default: HOST, else 127.0.0.1; 0.0.0.0 for every interface)',
       'no-workers': 'API only: run no task workers (run `model-platform worker` processes instead)',
     },
     summary: 'start the HTTP server (and task workers, unless --no-workers)',
@@ -51,7 +51,11 @@ export const cliCommands: readonly CliCommand[] = [
     words: ['worker'],
     minArguments: 0,
     maxArguments: 0,
-    options: { config, port: 'serve /healthz, /readyz and /metrics on port N (none without it)', host: 'the address of --port (default: HOST, else 0.0.0.0)' },
+    options: {
+      config,
+      port: 'serve /healthz, /readyz and /metrics on port N (none without it)',
+      host: 'the address of --port (default: HOST, else 127.0.0.1)',
+    },
     summary: 'run task workers only, to scale them apart from serve',
     details: 'Workers share the database with the API nodes (and REDIS_URL for BullMQ). SIGINT or SIGTERM hands running tasks back to the queue.',
     run: (_args, flags) => traced(async () => (await import('./worker.command.ts')).runWorker(flags)),
@@ -133,6 +137,25 @@ export const cliCommands: readonly CliCommand[] = [
     details:
       'Health is kept by each node in its memory (cool-downs after failures), so this asks a running node through its admin API (GET /admin/deployments) with the admin key in MODEL_PLATFORM_ADMIN_KEY. Exit code 1 when the node cannot be asked or a model has no deployment that takes calls.',
     run: async (_args, flags) => (await import('./models-status.command.ts')).runModelsStatus(flags),
+  },
+  {
+    words: ['pull'],
+    argumentsUsage: '<model|hf://owner/repo/file[@revision]>',
+    minArguments: 1,
+    maxArguments: 1,
+    options: { config },
+    summary: 'download the model files a model of the catalog names (or one hf:// file) into the models directory',
+    details:
+      'Files go under MODEL_PLATFORM_MODELS_DIR (default <data dir>/models). HF_ENDPOINT sets the hub (a mirror), HF_TOKEN is sent for gated repositories. An interrupted download resumes; the size and SHA-256 the hub publishes are checked before the file takes its final name. A running server uses the file as soon as it is in place.',
+    run: async (args, flags) => (await import('./pull.command.ts')).runPull(args[0] ?? '', flags),
+  },
+  {
+    words: ['models', 'list'],
+    minArguments: 0,
+    maxArguments: 0,
+    options: { config },
+    summary: 'list the hf:// model files of the catalog: which are local, with their sizes',
+    run: async (_args, flags) => (await import('./pull.command.ts')).runModelsList(flags),
   },
   {
     words: ['index', 'add'],

@@ -5,6 +5,8 @@ import { ConfigError } from '../core/config/config-error.ts';
 import type { CatalogEntry } from '../core/config/config.schema.ts';
 import { deploymentsOf, engineAddressOf, isRoutedEntry } from '../core/config/model-deployments.ts';
 import { loadConfigFile } from '../core/config/load-config.ts';
+import { referenceProblems } from '../core/config/config-references.ts';
+import { zeroConfigModels } from '../core/models/zero-config-models.ts';
 import { readSettings } from '../core/config/settings.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { formatProbeTable, probeDeployments } from './probe-deployments.ts';
@@ -21,12 +23,17 @@ export async function runConfigCheck(flags: CliFlags & { readonly probe?: boolea
   try {
     const settings = readSettings(process.env, flags);
     if (settings.configPath === undefined) {
-      console.log('No config file given (--config or MODEL_PLATFORM_CONFIG): only zero-configuration engines will serve.');
+      console.log('No config file given (--config or MODEL_PLATFORM_CONFIG): only the zero-configuration models will serve.');
       return 0;
     }
     configPath = settings.configPath;
     const config = loadConfigFile(configPath, process.env, modelEntrySchema);
     models = Object.entries(config.models ?? {});
+    const problems = referenceProblems(config, { ...zeroConfigModels, ...config.models }, dirname(configPath));
+    if (problems.length > 0) {
+      const lines = problems.map((problem) => `${configPath}: key '${problem.key}': ${problem.text}`);
+      throw new ConfigError(lines.join('\n'), lines);
+    }
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const problem of error.problems) console.error(problem);

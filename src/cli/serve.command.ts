@@ -8,6 +8,7 @@ import type { CliFlags } from './cli-flags.ts';
 import { exitAfterShutdown } from './exit-after-shutdown.ts';
 import { openMetricsWarning } from '../http/metrics.route.ts';
 import { startupBanner } from './startup-banner.ts';
+import { startBackgroundDownloads } from '../platform/model-files/background-downloads.ts';
 
 export interface ServeFlags extends CliFlags {
   /** API only: tasks are run by `model-platform worker` processes on the same database. */
@@ -27,11 +28,21 @@ export async function runServe(flags: ServeFlags): Promise<number> {
   app.log.info(banner.fields, banner.message);
   const metricsWarning = openMetricsWarning(settings.host, platform.metrics.scrapeToken);
   if (metricsWarning !== undefined) app.log.warn(metricsWarning);
+  for (const hint of await firstHourHints(platform)) app.log.info(hint);
+  // The catalog's missing model files, fetched after the server listens: everything else serves meanwhile.
+  const downloads = settings.pullOnStart ? startBackgroundDownloads(platform.modelFiles, platform.modelFileUris, platform.logger) : undefined;
+  if (downloads === undefined) {
+    for (const uri of platform.modelFileUris) {
+      const reason = platform.modelFiles.notReadyReason(uri);
+      if (reason !== undefined) app.log.warn({ uri }, `MODEL_PLATFORM_PULL=off: the platform ${reason}`);
+    }
+  }
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       app.log.info({ signal }, 'shutting down: waiting for in-flight requests');
       app
         .close()
+        .then(() => downloads?.stop())
         .then(() => platform.close())
         .then(
           () => resolve(exitAfterShutdown(0, (message) => app.log.warn(message))),
@@ -57,4 +68,13 @@ async function startListening(platform: Platform, flags: ServeFlags, settings: S
     await app.close();
     throw error;
   }
+}
+
+/** What a first start needs to hear: an empty search index and how to fill it. */
+async function firstHourHints(platform: Platform): Promise<string[]> {
+  const hints: string[] = [];
+  if ((await platform.searchIndex.count()) === 0) {
+    hints.push('The local search index is empty: web search answers nothing until pages are added with `model-platform index add <url|file|dir|sitemap>`.');
+  }
+  return hints;
 }

@@ -45,10 +45,10 @@ export function startupBanner(options: { readonly address: string; readonly publ
   const noConfiguration = zeroConfigurationFeatures(new Set(Object.keys(configured)));
   const engines = models.map(({ model, backend, engineHost }) => `${model} -> ${backend}${engineHost === undefined ? '' : ` at ${engineHost}`}`);
   const message = [
-    `model-platform serving on ${options.address}`,
+    `model-platform serving on ${options.address}${exposeHint(options.address)}`,
     `API docs at ${docs}`,
     models.length === 0 ? 'no models configured' : `configured: ${engines.join(', ')}`,
-    `with no configuration: ${noConfiguration.map(({ feature }) => feature).join(', ')}`,
+    `with no configuration: ${noConfiguration.map(({ feature, models: names }) => (names?.length === 1 ? `${feature} (${names[0]})` : feature)).join(', ')}`,
   ].join('; ');
   return { message, fields: { address: options.address, docs, models, noConfiguration } };
 }
@@ -76,6 +76,11 @@ function zeroConfigurationFeatures(overridden: ReadonlySet<string>): ZeroConfigu
   }
   features.push({ feature: capabilityLabels.read, backend: 'built-in reader' });
   return features;
+}
+
+/** On a loopback address only this machine reaches the server: say how to open it to others. */
+function exposeHint(address: string): string {
+  return /:\/\/(127\.\d+\.\d+\.\d+|\[::1\]|localhost)(:|$)/.test(address) ? ' (this machine only; HOST=0.0.0.0 or --host 0.0.0.0 serves the network)' : '';
 }
 
 /** A wildcard listening address (0.0.0.0, ::) as one a browser on this machine can open. */

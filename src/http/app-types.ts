@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Agent } from '../agents/agent.ts';
 import type { AgentId } from '../agents/index.ts';
 import type { KeyAdmin } from '../platform/key-admin.ts';
+import type { ModelFileStatus } from '../platform/model-files/model-files.ts';
 import type { Authenticator, AuthenticatedKey } from '../core/auth/authenticator.ts';
 import type { Admission } from '../core/limits/admission.ts';
 import type { BlobStore } from '../core/blobs/blob-store.ts';
@@ -53,6 +54,8 @@ export interface AppDependencies {
   readonly keyAdmin: KeyAdmin;
   /** This process's Prometheus metrics: request counts and times, streams; served at GET /metrics. */
   readonly metrics: PlatformMetrics;
+  /** The hf:// model files of the catalog and their downloads (GET /admin/model-files); none in tests without them. */
+  readonly modelFiles?: { statuses(): ModelFileStatus[] };
   /** The dependency checks of GET /readyz. */
   readonly readiness: Readiness;
   /** The process's logger (the platform's), pino options, or false to log nothing (tests). */

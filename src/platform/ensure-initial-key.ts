@@ -16,15 +16,15 @@ export async function ensureInitialKey(platform: Platform, print: (line: string)
     const existing = await platform.keys.findKey(parts.id);
     if (existing === undefined) {
       await platform.keys.create({ name: 'bootstrap', key: parts, policy: adminPolicy });
-      print(`Created the bootstrap API key ${parts.id} from MODEL_PLATFORM_BOOTSTRAP_KEY.`);
+      print(`Created the bootstrap API key ${parts.id} from MODEL_PLATFORM_BOOTSTRAP_KEY, an admin key.`);
     }
     return;
   }
   if ((await platform.keys.count()) > 0) return;
   const key = await platform.keys.create({ name: 'initial', policy: adminPolicy });
   print(
-    'No API keys existed, so one was created. It is shown only this once; keep it:\n\n' +
+    'No API keys existed, so an admin key was created (it may call everything, /admin included, and create the other keys). It is shown only this once; keep it:\n\n' +
       `    ${formatApiKey(key)}\n\n` +
-      'Use it as "Authorization: Bearer <key>". Manage keys with `model-platform keys create|list|revoke`.',
+      'Use it as "Authorization: Bearer <key>". Give clients keys of their own, without admin: `model-platform keys create --name <who>`.',
   );
 }

@@ -57,6 +57,10 @@ import type { TaskWorkers, TaskTuning } from '../tasks/task-workers.ts';
 import { failureLog } from '../core/logging/logger.ts';
 import { PriceTable } from '../core/billing/price-table.ts';
 import { createLogger, type PlatformLogger } from './create-logger.ts';
+import { ModelFiles } from './model-files/model-files.ts';
+import { modelFileUris } from '../core/config/model-file-uris.ts';
+import { ConfigError } from '../core/config/config-error.ts';
+import type { CatalogEntry } from '../core/config/config.schema.ts';
 
 /** The composed, storage-backed parts the server, the worker and the CLI share. */
 export interface Platform {
@@ -68,6 +72,10 @@ export interface Platform {
   readonly models: ModelResolver;
   /** Engines of the catalog's models, built on first use. */
   readonly backends: ModelBackends;
+  /** The catalog's hf:// files: where each is on disk, downloads and their progress. */
+  readonly modelFiles: ModelFiles;
+  /** The catalog's hf:// URIs, each once (what `serve` fetches in the background). */
+  readonly modelFileUris: readonly string[];
   /** The web reader (zero configuration), shared by the reader endpoint and search ingestion. */
   readonly reader: ClosableWebReader;
   readonly searchIndex: SearchIndex;
@@ -119,6 +127,9 @@ export interface PlatformOptions {
 /** Loads the config, opens storage and applies pending migrations. */
 export async function openPlatform(settings: Settings, environment: NodeJS.ProcessEnv, options: PlatformOptions = {}): Promise<Platform> {
   const config = settings.configPath === undefined ? {} : loadConfigFile(settings.configPath, environment, modelEntrySchema);
+  const catalog: Record<string, CatalogEntry> = { ...zeroConfigModels, ...config.models };
+  const modelFiles = new ModelFiles(settings.modelFiles);
+  const fileUris = registerModelFiles(modelFiles, catalog);
   const masterKey = loadMasterKey(settings.dataDir, environment);
   const box = new SecretBox(masterKey);
   const logger = options.logger ?? createLogger(environment);
@@ -132,11 +143,11 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   }
   const keys = new ApiKeyRepository(database, box);
   const authenticator = new Authenticator(keys, box);
-  const models = new ModelResolver({ ...zeroConfigModels, ...config.models });
+  const models = new ModelResolver(catalog);
   const searchIndex = createSearchIndex(database);
   const metricsToken = environment['MODEL_PLATFORM_METRICS_TOKEN']?.trim();
   const metrics = new PlatformMetrics({
-    knownModels: [...Object.keys({ ...zeroConfigModels, ...config.models }), ...Object.values(platformModels).flat()],
+    knownModels: [...Object.keys(catalog), ...Object.values(platformModels).flat()],
     scrapeToken: metricsToken === '' ? undefined : metricsToken,
   });
   metrics.collectQueueDepth(taskQueueDepth(database));
@@ -154,7 +165,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     backendFactories,
     settings.configPath,
     (tokenizerPath, chatTemplatePath) => HfTokenCounter.load(tokenizerPath, chatTemplatePath),
-    { searchIndex, reader },
+    { searchIndex, reader, modelFiles, announce: (fields, message) => logger.info(fields, message) },
     metrics,
     logger,
     // A fleet holds each deployment's maxConcurrency across its nodes, in the key limits' Redis.
@@ -213,6 +224,8 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     authenticator,
     models,
     backends,
+    modelFiles,
+    modelFileUris: fileUris,
     reader,
     searchIndex,
     usage,
@@ -280,4 +293,22 @@ function catalogConcurrency(models: ModelResolver, model: string, capability: 'i
   } catch {
     return undefined;
   }
+}
+
+/** Every hf:// URI of the catalog, registered so its state is listed from the start; a malformed one is a configuration error. */
+function registerModelFiles(modelFiles: ModelFiles, catalog: Readonly<Record<string, CatalogEntry>>): string[] {
+  const uris = new Set<string>();
+  const problems: string[] = [];
+  for (const [model, entry] of Object.entries(catalog)) {
+    for (const uri of modelFileUris(entry)) {
+      try {
+        modelFiles.register(uri);
+        uris.add(uri);
+      } catch (error) {
+        problems.push(`models.${model}: ${(error as Error).message}`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'), problems);
+  return [...uris];
 }

@@ -147,7 +147,7 @@ describe('agent endpoints contract', () => {
     }
   }
 
-  it('accepts full agent chat requests (nulls as absent, unknown fields ignored); without a configured model the agent says so', async () => {
+  it('accepts full agent chat requests (nulls as absent, unknown fields ignored); without a configured model the agent says what it waits for', async () => {
     const bodies = [
       {
         ...translation,
@@ -184,7 +184,13 @@ describe('agent endpoints contract', () => {
     ];
     for (const body of bodies) {
       const response = await postJson(test, '/v1/agents', body);
-      assertPlatformError(response, { status: 400, code: '1221', mentions: [`'${body.agent_id}'`] });
+      if (body.agent_id === 'vidu_template_agent') assertPlatformError(response, { status: 400, code: '1221', mentions: [`'${body.agent_id}'`] });
+      // The glossary is looked up before the model is called: an id that names no upload is the caller's error.
+      else if ('glossary' in (body.custom_variables ?? {})) assertPlatformError(response, { status: 400, code: '1214', mentions: ['file-123'] });
+      // A conversation is looked up before any model call.
+      else if (body.agent_id === 'slides_glm_agent') assertPlatformError(response, { status: 404, code: '404', mentions: ['conv-1'] });
+      // The chat agents run on the default chat model, which is not downloaded here.
+      else assertPlatformError(response, { status: 400, code: '1221', mentions: ["'glm-edge-1.5b-chat' is not ready", 'model-platform pull'] });
     }
   });
 
@@ -214,7 +220,7 @@ describe('agent endpoints contract', () => {
         code: '1213',
         mentions: ['async_id'],
       });
-      assertPlatformError(await postJson(test, prefix, translation), { status: 400, code: '1221', mentions: ['general_translation'] });
+      assertPlatformError(await postJson(test, prefix, translation), { status: 400, code: '1221', mentions: ['glm-edge-1.5b-chat'] });
     }
   });
 });

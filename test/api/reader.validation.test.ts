@@ -61,7 +61,7 @@ describe('POST /paas/v4/reader contract', () => {
       user_id: 'user-123456',
       model: 'reader',
     });
-    assertPlatformError(response, { status: 400, code: '1214', mentions: ['private address'] });
+    assertPlatformError(response, { status: 400, code: '1214', mentions: ['private address', 'fetch.allow'] });
   });
 
   it('accepts null for every optional field', async () => {

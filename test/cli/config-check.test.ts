@@ -113,4 +113,38 @@ describe('config check --probe', () => {
     );
     assert.equal(engine.requests.length, 0);
   });
+
+  it('refuses, without --probe, an agent naming a model not in the catalog and a local modelPath that is not there; an alias and an hf:// file pass', async () => {
+    const file = join(dataDir, 'references.yaml');
+    writeFileSync(
+      file,
+      [
+        'models:',
+        '  local-chat: { backend: llama-cpp, modelPath: ./models/missing.gguf }',
+        '  hub-chat: { backend: llama-cpp, modelPath: hf://tiny-org/tiny-gguf/tiny.gguf }',
+        '  glm-4.7: { alias: glm-edge-1.5b-chat }',
+        'agents:',
+        '  general_translation: { model: glm-4.8 }',
+        '  slides_glm_agent: { model: glm-4.7 }',
+        '',
+      ].join('\n'),
+    );
+    const check = await runCli(['config', 'check', '--config', file], {});
+    assert.equal(check.code, 1, check.stderr);
+    const lines = check.stderr.trim().split('\n');
+    assert.match(lines[0] ?? '', /key 'agents\.general_translation\.model': names 'glm-4\.8', which is not a model of the catalog \(.*glm-edge-1\.5b-chat.*\)/);
+    assert.equal(
+      lines[1],
+      `${file}: key 'models.local-chat.modelPath': names ${join(dataDir, 'models', 'missing.gguf')}, which does not exist (an hf://owner/repo/file URI is fetched from the hub instead)`,
+    );
+    assert.equal(lines[2], '2 problems: not valid.');
+  });
+
+  it('refuses an alias naming a model that does not exist', async () => {
+    const file = join(dataDir, 'alias.yaml');
+    writeFileSync(file, 'models:\n  glm-4.7: { alias: glm-edge-1.5b-chta }\n');
+    const check = await runCli(['config', 'check', '--config', file], {});
+    assert.equal(check.code, 1, check.stderr);
+    assert.match(check.stderr, /key 'models\.glm-4\.7\.alias': must be one of .*; did you mean 'glm-edge-1\.5b-chat'\?/);
+  });
 });

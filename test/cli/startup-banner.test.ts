@@ -22,6 +22,8 @@ describe('start-up banner', () => {
       docs: 'http://127.0.0.1:8080/docs',
       models: [],
       noConfiguration: [
+        { feature: 'chat completions', models: ['glm-edge-1.5b-chat'], backend: 'llama-cpp' },
+        { feature: 'the tokenizer', models: ['glm-edge-1.5b-chat'], backend: 'llama-cpp' },
         { feature: 'web search', models: searchModels, backend: 'local-index' },
         { feature: 'layout parsing', models: ['glm-ocr'], backend: 'paddle-ocr' },
         { feature: 'the web reader', backend: 'built-in reader' },
@@ -30,7 +32,7 @@ describe('start-up banner', () => {
     assert.equal(
       banner.message,
       'model-platform serving on http://0.0.0.0:8080; API docs at http://127.0.0.1:8080/docs; no models configured; ' +
-        'with no configuration: web search, layout parsing, the web reader',
+        'with no configuration: chat completions (glm-edge-1.5b-chat), the tokenizer (glm-edge-1.5b-chat), web search, layout parsing (glm-ocr), the web reader',
     );
   });
 
@@ -52,7 +54,7 @@ describe('start-up banner', () => {
     ]);
     assert.deepEqual(
       banner.fields.noConfiguration.map(({ feature }) => feature),
-      ['web search', 'the web reader'],
+      ['chat completions', 'the tokenizer', 'web search', 'the web reader'],
     );
     assert.match(banner.message, /configured: glm-4\.7 -> openai-compatible at gpu1\.internal:8000, glm-ocr -> llama-cpp;/);
     const logged = JSON.stringify(banner);
@@ -77,7 +79,14 @@ describe('start-up banner', () => {
       assert.equal(banner['address'], server.baseUrl);
       assert.equal(banner['docs'], `${server.baseUrl}/docs`);
       assert.deepEqual(banner['models'], [{ model: 'glm-4.7', backend: 'openai-compatible', engineHost: '127.0.0.1:9' }]);
-      assert.match(String(banner['msg']), /with no configuration: web search, layout parsing, the web reader/);
+      assert.match(
+        String(banner['msg']),
+        /with no configuration: chat completions \(glm-edge-1\.5b-chat\), the tokenizer \(glm-edge-1\.5b-chat\), web search, layout parsing \(glm-ocr\), the web reader/,
+      );
+      assert.match(
+        String(banner['msg']),
+        /serving on http:\/\/127\.0\.0\.1:\d+ \(this machine only; HOST=0\.0\.0\.0 or --host 0\.0\.0\.0 serves the network\)/,
+      );
       assert.ok(!server.output().includes('sk-never-logged'));
       const docs = await fetch(String(banner['docs']));
       assert.equal(docs.status, 200);

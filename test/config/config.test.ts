@@ -83,10 +83,27 @@ describe('start-up settings', () => {
   it('has the documented defaults', () => {
     const settings = readSettings({});
     assert.equal(settings.port, 8080);
-    assert.equal(settings.host, '0.0.0.0');
+    // Loopback until HOST says otherwise: a fresh server and its admin key stay off the network.
+    assert.equal(settings.host, '127.0.0.1');
     assert.ok(settings.dataDir.endsWith('/data'));
     assert.equal(settings.databaseUrl, undefined);
     assert.equal(settings.configPath, undefined);
+    assert.equal(settings.modelFiles.directory, `${settings.dataDir}/models`);
+    assert.equal(settings.modelFiles.endpoint, 'https://huggingface.co');
+    assert.equal(settings.pullOnStart, true);
+  });
+
+  it('reads the models directory, the hub and the pull switch', () => {
+    const settings = readSettings({
+      HF_ENDPOINT: 'http://mirror.local:8080/',
+      HF_TOKEN: 'hf_x',
+      MODEL_PLATFORM_MODELS_DIR: '/srv/models',
+      MODEL_PLATFORM_PULL: 'off',
+    });
+    assert.deepEqual(settings.modelFiles, { directory: '/srv/models', endpoint: 'http://mirror.local:8080', token: 'hf_x' });
+    assert.equal(settings.pullOnStart, false);
+    assert.throws(() => readSettings({ MODEL_PLATFORM_PULL: 'later' }), /MODEL_PLATFORM_PULL: must be on or off/);
+    assert.throws(() => readSettings({ HF_ENDPOINT: 'mirror' }), /HF_ENDPOINT: is not an http\(s\) URL/);
   });
 
   it('reads the environment and lets flags win', () => {

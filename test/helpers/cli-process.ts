@@ -36,11 +36,14 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `model-platform serve` on a free loopback port and waits until it listens; `binary` as for runCli. */
+/**
+ * Starts `model-platform serve` on a free loopback port and waits until it listens; `binary` as for
+ * runCli. Model files are not fetched (no hub is reachable from tests) unless the environment asks.
+ */
 export function startServer(environment: NodeJS.ProcessEnv, args: readonly string[] = [], binary = cli): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binary, 'serve', ...args], {
-      env: { PATH: process.env['PATH'], PORT: '0', HOST: '127.0.0.1', ...environment },
+      env: { PATH: process.env['PATH'], PORT: '0', HOST: '127.0.0.1', MODEL_PLATFORM_PULL: 'off', ...environment },
     });
     let stdout = '';
     let stderr = '';

@@ -13,7 +13,7 @@ import { StoredTaskData } from '../../core/tasks/stored-task-data.ts';
 import type { TaskRecord } from '../../core/tasks/task.ts';
 import { GuardedFetcher } from '../../tools/fetch/guarded-fetcher.ts';
 import { SsrfGuard } from '../../tools/fetch/ssrf-guard.ts';
-import { configuredAgentModel } from '../configured-model.ts';
+import { agentVideoModel } from '../configured-model.ts';
 import type { Agent, AgentEvent, AgentInput, AgentServices, AsyncAgentResult } from '../agent.ts';
 import { effectTemplates, isEffectTemplateName, type EffectTemplateName } from './effect-templates.ts';
 import { readEffectVideoInput } from './effect-video-input.ts';
@@ -51,7 +51,7 @@ export function createEffectVideoAgent(services: AgentServices): EffectVideoAgen
   const guard = new SsrfGuard({ allow: services.config.fetch?.allow ?? [] });
 
   async function* run(input: AgentInput): AsyncIterable<AgentEvent> {
-    const model = configuredAgentModel(services.config, agentId, 'video', 'cogvideox-3');
+    const model = agentVideoModel(services.config, agentId, 'cogvideox-3');
     const template = readTemplate(input.variables['template']);
     const { image, text } = readEffectVideoInput(input.messages);
     const prompt = effectPrompt(template, text);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, invalidField, notFound } from '../../core/errors/api-error.ts';
 import type { Agent, AgentEvent, AgentInput, AgentMessage, AgentServices, ConversationItem, ConversationQuery } from '../agent.ts';
-import { configuredAgentModel } from '../configured-model.ts';
+import { agentChatModel } from '../configured-model.ts';
 import { AgentUsageTally } from '../agent-usage-tally.ts';
 import type { AgentConversationStore } from '../conversation-store.ts';
 import { deckPageSize, posterPageSize, resolvePageSizes } from './page-sizes.ts';
@@ -39,7 +39,7 @@ export function createSlidesAgent(services: SlidesAgentServices): SlidesAgent {
   const renderer = new SlideRenderer(services.config.reader?.chromiumPath ?? defaultChromiumPath);
 
   async function* run(input: AgentInput): AsyncIterable<AgentEvent> {
-    const model = configuredAgentModel(services.config, agentId, 'chat', 'glm-4.7');
+    const model = agentChatModel(services.config, agentId);
     const conversations = conversationStore(services);
     const instruction = instructionOf(input.messages);
     const chat = services.backends.chat(model);

@@ -2,7 +2,7 @@ import type { ChatModel } from '../../core/chat/chat-model.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 import { asApiError } from '../../core/errors/engine-failure.ts';
 import type { Agent, AgentEvent, AgentInput, AgentServices } from '../agent.ts';
-import { configuredAgentModel } from '../configured-model.ts';
+import { agentChatModel as configuredChatModel } from '../configured-model.ts';
 import { loadGlossary, matchingTerms } from './glossary.ts';
 import { runPipeline } from './pipeline-runner.ts';
 import { translationPipelines } from './translation-pipelines.ts';
@@ -23,7 +23,7 @@ export function createTranslationAgent(services: AgentServices): Agent {
 async function* translate(services: AgentServices, input: AgentInput): AsyncGenerator<AgentEvent> {
   const settings = readTranslationSettings(input.variables);
   const text = textToTranslate(input.messages);
-  const model = configuredAgentModel(services.config, 'general_translation', 'chat', 'glm-4.7');
+  const model = configuredChatModel(services.config, 'general_translation');
   const chat = agentChatModel(services, model);
   const glossary = settings.glossaryId === undefined ? [] : await loadGlossary(services.files, input.ownerKeyId, settings.glossaryId);
   const task = { text, settings, terms: matchingTerms(glossary, text) };

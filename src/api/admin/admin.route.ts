@@ -8,6 +8,7 @@ import { responses } from '../shared/common.schema.ts';
 import { toKeyObject, toUsageQuery, toUsageReport } from './admin.mapper.ts';
 import { registerKnowledgeAdminRoutes } from './knowledge-admin.route.ts';
 import { registerDeploymentAdminRoutes } from './deployments-admin.route.ts';
+import { registerModelFileAdminRoutes } from './model-files-admin.route.ts';
 import {
   CreatedKey,
   CreateKeyRequest,
@@ -160,4 +161,5 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
 
   registerKnowledgeAdminRoutes(app, deps);
   registerDeploymentAdminRoutes(app, deps);
+  registerModelFileAdminRoutes(app, deps);
 }

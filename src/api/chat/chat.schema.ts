@@ -10,7 +10,7 @@ const finishReasons = ['stop', 'tool_calls', 'length', 'sensitive', 'model_conte
 /** POST /paas/v4/chat/completions (fields the documentation leaves out: docs/wire.md §1.7, §1.9). */
 export const ChatCompletionRequest = Type.Object({
   model: ModelName(
-    'glm-5.3, glm-5.2, glm-5.1, glm-5, glm-4.7, glm-4.7-flash, glm-4.7-flashx, glm-4.6, glm-4.5, glm-4.5-air, glm-4.5-x, glm-4.5-airx, glm-4.5-flash, glm-4-32b-0414-128k; vision: glm-4.6v, glm-4.5v; or a model of the config catalog.',
+    'glm-5.3, glm-5.2, glm-5.1, glm-5, glm-4.7, glm-4.7-flash, glm-4.7-flashx, glm-4.6, glm-4.5, glm-4.5-air, glm-4.5-x, glm-4.5-airx, glm-4.5-flash, glm-4-32b-0414-128k; vision: glm-4.6v, glm-4.5v; glm-edge-1.5b-chat (served with no configuration); or a model of the config catalog.',
   ),
   messages: Type.Array(ChatMessage, { minItems: 1 }),
   do_sample: Type.Optional(Type.Boolean({ description: 'Default true; false makes decoding greedy.' })),

@@ -16,7 +16,7 @@ const TokenizerMessage = Type.Object({
 
 /** POST /paas/v4/tokenizer (docs/wire.md §1.8). */
 export const TokenizerRequest = Type.Object({
-  model: ModelName('glm-4.6, glm-4.6v, glm-4.5, or a model of the config catalog.'),
+  model: ModelName('Any chat model: the tokenizer counts what a chat call to that model would take (glm-edge-1.5b-chat with no configuration).'),
   messages: Type.Array(TokenizerMessage, {
     minItems: 1,
     description: 'Chat-format messages, multimodal parts included; not only system and not only assistant messages.',

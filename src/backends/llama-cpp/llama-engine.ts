@@ -71,12 +71,19 @@ export class LlamaEngine {
     const { modelName, modelPath, gpuLayers, parallelSequences } = this.settings;
     const offline = (why: string): EngineFailure =>
       new EngineFailure('misconfigured', modelName, `Model '${modelName}' is offline: its GGUF file '${modelPath}' ${why}.`);
+    const notReady = this.settings.hubFile?.files.notReadyReason(this.settings.hubFile.uri);
+    if (notReady !== undefined) throw new EngineFailure('misconfigured', modelName, `Model '${modelName}' is not ready: the platform ${notReady}.`);
     if (!existsSync(modelPath)) throw offline('does not exist');
     let llama: Llama;
     try {
       llama = await runtime(gpuLayers > 0);
     } catch (error) {
       throw offline(`cannot be run: the llama.cpp binary for this machine did not load (${(error as Error).message})`);
+    }
+    if (gpuLayers > 0 && llama.gpu === false) {
+      throw offline(
+        `asks for gpuLayers: ${gpuLayers}, but no GPU build of llama.cpp loaded here (package.json's overrides leave out node-llama-cpp's CUDA and Vulkan binaries: remove them and reinstall, or set gpuLayers: 0)`,
+      );
     }
     let model: LlamaModel;
     try {
@@ -91,6 +98,12 @@ export class LlamaEngine {
         threads: this.settings.threads,
       });
       const sequences = Array.from({ length: parallelSequences }, () => context.getSequence());
+      const device =
+        llama.gpu === false || gpuLayers === 0 ? `the CPU (${context.currentThreads} threads)` : `${llama.gpu} (${model.gpuLayers} layers offloaded)`;
+      this.settings.announce(
+        { model: modelName, device: llama.gpu === false || gpuLayers === 0 ? 'cpu' : llama.gpu },
+        `model ${modelName} loaded on ${device}`,
+      );
       const chatWrapper = resolveChatWrapper(model);
       return {
         model,

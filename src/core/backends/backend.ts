@@ -40,10 +40,22 @@ export interface ProbeResult {
   detail?: string;
 }
 
-/** Platform services an engine may build on (the local search index, the reader). */
+/** Platform services an engine may build on (the local search index, the reader, the hf:// model files). */
 export interface BackendResources {
   readonly searchIndex: SearchIndex;
   readonly reader: WebReader;
+  /** Absent where no models directory is open (config check --probe): an hf:// file setting then cannot be used. */
+  readonly modelFiles?: ModelFileLocator;
+  /** Where an in-process engine says, once, what it did (a model loaded, on which device); absent: said nowhere. */
+  readonly announce?: (fields: Readonly<Record<string, unknown>>, message: string) => void;
+}
+
+/** The hf:// files of the catalog (fetched from the hub by the platform): where each lives, and why one is not there yet. */
+export interface ModelFileLocator {
+  /** The local path of an hf:// URI; throws on a malformed one. */
+  localPath(uri: string): string;
+  /** Why the file cannot be used yet (downloading and how far, failed and why, not pulled), or undefined once it is in place. */
+  notReadyReason(uri: string): string | undefined;
 }
 
 /** What a factory builds an engine from; `Settings` is its kind's settings (the engine folder's schema). */

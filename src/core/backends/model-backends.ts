@@ -114,9 +114,9 @@ export class ModelBackends {
     if (entry.tokenizerPath === undefined) return this.#capability(model, 'tokenize', (backend) => backend.tokenizer);
     let counter = this.#fileTokenizers.get(model);
     if (counter === undefined) {
-      const chatTemplatePath = entry.chatTemplatePath === undefined ? undefined : resolve(this.#configDir, entry.chatTemplatePath);
       try {
-        counter = this.#loadTokenizerFiles(resolve(this.#configDir, entry.tokenizerPath), chatTemplatePath);
+        const chatTemplatePath = entry.chatTemplatePath === undefined ? undefined : this.#localFile(entry.chatTemplatePath);
+        counter = this.#loadTokenizerFiles(this.#localFile(entry.tokenizerPath), chatTemplatePath);
       } catch (error) {
         throw new ApiError('1221', `The tokenizer files of model '${model}' cannot be loaded: ${(error as Error).message}.`);
       }
@@ -138,6 +138,16 @@ export class ModelBackends {
     for (const { router } of routed) router.close();
     await Promise.all(routed.flatMap(({ router }) => router.deployments.map((deployment) => deployment.backend.close?.())));
     await this.#slots.close();
+  }
+
+  /** A file setting's path on disk: relative to the config file, or an hf:// file once it is in place (else why not, thrown). */
+  #localFile(path: string): string {
+    if (!path.startsWith('hf://')) return resolve(this.#configDir, path);
+    const files = this.#resources.modelFiles;
+    if (files === undefined) throw new Error(`${path} is fetched only by a server with its models directory`);
+    const notReady = files.notReadyReason(path);
+    if (notReady !== undefined) throw new Error(`the platform ${notReady}`);
+    return files.localPath(path);
   }
 
   #capability<Found>(model: string, capability: Capability, pick: (backend: Backend) => Found | undefined): Found {

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLError } from 'yaml';
 import { ConfigError } from './config-error.ts';
 import { inFileOrder, schemaProblems, type ConfigProblem } from './config-problems.ts';
-import { PlatformConfigSchema, type CatalogEntry, type PlatformConfig } from './config.schema.ts';
+import { PlatformConfigSchema, type PlatformConfig } from './config.schema.ts';
 import { ModelEntryCheck, type ModelEntrySchema } from './model-entry-check.ts';
+import { aliasProblems, isAliasEntry, resolveAliases } from './model-aliases.ts';
+import { zeroConfigModels } from '../models/zero-config-models.ts';
 
 /**
  * Reads, interpolates and validates the YAML config file; throws one ConfigError naming every bad
@@ -32,8 +34,16 @@ export function parseConfigText(text: string, source: string, environment: NodeJ
   const models = isMapping(interpolated) ? interpolated['models'] : undefined;
   if (isMapping(models)) {
     const check = new ModelEntryCheck(modelEntries);
+    const aliasTargets = [
+      ...new Set([
+        ...Object.keys(zeroConfigModels),
+        ...Object.entries(models).flatMap(([name, entry]) => (isMapping(entry) && !isAliasEntry(entry) ? [name] : [])),
+      ]),
+    ];
     for (const [name, entry] of Object.entries(models)) {
-      if (isMapping(entry)) problems.push(...check.problems(`models.${name}`, entry, Object.keys(models)));
+      if (!isMapping(entry)) continue;
+      if (isAliasEntry(entry)) problems.push(...aliasProblems(`models.${name}`, entry, aliasTargets));
+      else problems.push(...check.problems(`models.${name}`, entry, Object.keys(models)));
     }
   }
   if (problems.length > 0) {
@@ -41,8 +51,8 @@ export function parseConfigText(text: string, source: string, environment: NodeJ
     throw new ConfigError(lines.join('\n'), lines);
   }
   const config = interpolated as PlatformConfig;
-  // Model names are looked up with the caller's `model` field: 'constructor' must find nothing.
-  return config.models === undefined ? config : { ...config, models: Object.assign(Object.create(null) as Record<string, CatalogEntry>, config.models) };
+  // Model names are looked up with the caller's `model` field: 'constructor' must find nothing (resolveAliases builds a null-prototype map).
+  return config.models === undefined ? config : { ...config, models: resolveAliases(config.models, zeroConfigModels) };
 }
 
 /**

@@ -40,6 +40,19 @@ export interface Settings {
   readonly maxConnectionsPerAddress: number;
   /** /readyz fails while the data dir's disk has less free space than this many MB (MODEL_PLATFORM_MIN_FREE_DISK_MB); 0 turns the minimum off. */
   readonly minFreeDiskMegabytes: number;
+  /** Where hf:// model files are kept and the hub they come from. */
+  readonly modelFiles: ModelFilesSettings;
+  /** Whether `serve` fetches missing hf:// files in the background (MODEL_PLATFORM_PULL=off: only `pull` does). */
+  readonly pullOnStart: boolean;
+}
+
+export interface ModelFilesSettings {
+  /** MODEL_PLATFORM_MODELS_DIR, else `<data dir>/models`. */
+  readonly directory: string;
+  /** HF_ENDPOINT (the variable the hub's own tools read), else https://huggingface.co: mirrors and tests set it. */
+  readonly endpoint: string;
+  /** HF_TOKEN, sent to the hub for gated and private repositories. */
+  readonly token: string | undefined;
 }
 
 export interface S3Settings {
@@ -82,10 +95,12 @@ export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlag
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL: must be a redis:// or rediss:// URL (leave it unset for the embedded queue)');
   }
+  const dataDir = readDataDir(environment);
   return {
     port,
-    host: flags.host ?? nonEmpty(environment['HOST']) ?? '0.0.0.0',
-    dataDir: resolve(nonEmpty(environment['MODEL_PLATFORM_DATA_DIR']) ?? './data'),
+    // Loopback unless asked: a first start must not put a fresh admin key's server on the network.
+    host: flags.host ?? nonEmpty(environment['HOST']) ?? '127.0.0.1',
+    dataDir,
     configPath: configPath === undefined ? undefined : resolve(configPath),
     bootstrapKey,
     databaseUrl,
@@ -100,7 +115,33 @@ export function readSettings(environment: NodeJS.ProcessEnv, flags: SettingsFlag
     ...readServerTimeouts(environment),
     maxConnectionsPerAddress: readInteger(environment, 'MODEL_PLATFORM_MAX_CONNECTIONS_PER_ADDRESS', 0, 0, 1_000_000),
     minFreeDiskMegabytes: readInteger(environment, 'MODEL_PLATFORM_MIN_FREE_DISK_MB', 256, 0, 100_000_000),
+    modelFiles: readModelFilesSettings(environment, dataDir),
+    pullOnStart: readSwitch(environment, 'MODEL_PLATFORM_PULL', true),
   };
+}
+
+/** The models directory and the hub; read by `pull` and `models list` too, which need nothing else. */
+export function readModelFilesSettings(environment: NodeJS.ProcessEnv, dataDir = readDataDir(environment)): ModelFilesSettings {
+  const endpoint = nonEmpty(environment['HF_ENDPOINT']) ?? 'https://huggingface.co';
+  if (!isHttpUrl(endpoint)) throw new ConfigError('HF_ENDPOINT: is not an http(s) URL');
+  const directory = nonEmpty(environment['MODEL_PLATFORM_MODELS_DIR']);
+  return {
+    directory: directory === undefined ? resolve(dataDir, 'models') : resolve(directory),
+    endpoint: endpoint.replace(/\/+$/, ''),
+    token: nonEmpty(environment['HF_TOKEN']),
+  };
+}
+
+function readDataDir(environment: NodeJS.ProcessEnv): string {
+  return resolve(nonEmpty(environment['MODEL_PLATFORM_DATA_DIR']) ?? './data');
+}
+
+function readSwitch(environment: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const text = nonEmpty(environment[name])?.toLowerCase();
+  if (text === undefined) return fallback;
+  if (['on', 'true', '1', 'yes'].includes(text)) return true;
+  if (['off', 'false', '0', 'no'].includes(text)) return false;
+  throw new ConfigError(`${name}: must be on or off`);
 }
 
 function readInteger(environment: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

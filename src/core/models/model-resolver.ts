@@ -3,14 +3,20 @@ import { quoteClientValue } from '../errors/quote-client-value.ts';
 import type { CatalogEntry, ModelEntry } from '../config/config.schema.ts';
 import { modelSettingsOf } from '../config/model-deployments.ts';
 import { capabilityLabels, type Capability } from './capability.ts';
-import { platformModels } from './platform-models.ts';
+import { defaultChatModel, platformModels } from './platform-models.ts';
 
-/** Example catalog lines used in "add this to your config" messages. */
+/**
+ * Example catalog lines used in "add this to your config" messages. A chat name can answer with
+ * the model served with no configuration in one line; the workflow files are the repository's own
+ * (workflows/), copied beside the config file.
+ */
 const exampleBackend: Record<Capability, string> = {
-  chat: '{ backend: openai-compatible, baseUrl: http://gpu-host:8000/v1 }',
-  tokenize: '{ backend: openai-compatible, baseUrl: http://gpu-host:8000/v1 }',
-  image: '{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/image.json }',
-  video: '{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/video.json }',
+  chat: `{ alias: ${defaultChatModel} } (the local model served with no configuration), or { backend: openai-compatible, baseUrl: http://gpu-host:8000/v1 }`,
+  tokenize: `{ alias: ${defaultChatModel} } (the local model served with no configuration), or { backend: openai-compatible, baseUrl: http://gpu-host:8000/v1 }`,
+  image:
+    '{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/image.json } (the repository ships workflows/image.json, an SDXL text-to-image graph)',
+  video:
+    '{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/video.json } (the repository ships workflows/video.json, a Wan 2.1 text-to-video graph)',
   search: '{ backend: local-index }',
   read: '{ backend: zai, apiKey: ${ZAI_API_KEY} }',
   layout: '{ backend: paddle-ocr }',

@@ -21,14 +21,18 @@ export const textChatModels = [
 /** Chat models of the vision variant (the platform's max_tokens documentation names the 4.6v and 4.5v series). */
 export const visionChatModels = ['glm-4.6v', 'glm-4.6v-flash', 'glm-4.6v-flashx', 'glm-4.5v'] as const;
 
+/** The chat model served with no configuration, under its own name: the smallest GLM chat model published as GGUF. */
+export const defaultChatModel = 'glm-edge-1.5b-chat';
+
 /**
  * The model names the platform defines for each capability. A request naming one of these is
  * valid even when no engine is configured for it (the answer then says what to configure); a name
  * outside these lists is valid only when the config file's catalog declares it.
  */
 export const platformModels: Record<Capability, readonly string[]> = {
-  chat: [...textChatModels, ...visionChatModels],
-  tokenize: ['glm-4.6', 'glm-4.6v', 'glm-4.5'],
+  chat: [...textChatModels, ...visionChatModels, defaultChatModel],
+  // The tokenizer counts what a chat call would: every chat model is one it counts for.
+  tokenize: [...textChatModels, ...visionChatModels, defaultChatModel],
   image: ['glm-image', 'cogview-4-250304'],
   video: ['cogvideox-3'],
   search: ['search-prime', 'search_std', 'search_pro', 'search_pro_sogou', 'search_pro_quark'],

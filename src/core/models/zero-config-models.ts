@@ -1,12 +1,16 @@
 import type { ModelEntry } from '../config/config.schema.ts';
-import { platformModels } from './platform-models.ts';
+import { defaultChatModel, platformModels } from './platform-models.ts';
+
+/** Its weights (Q4_K_M, about 1 GB), fetched from the hub on first start or by `model-platform pull`. */
+export const defaultChatModelFile = 'hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K_M.gguf';
 
 /**
  * Models that work with no configuration, served by in-process engines (docs/architecture.md, "Composition"):
- * web search on the local index and layout parsing on PaddleOCR. The config file's catalog
- * overrides any of them.
+ * chat (and its tokenizer) on GLM-Edge through llama.cpp, web search on the local index and layout
+ * parsing on PaddleOCR. The config file's catalog overrides any of them.
  */
 export const zeroConfigModels: Readonly<Record<string, ModelEntry>> = {
+  [defaultChatModel]: { backend: 'llama-cpp', modelPath: defaultChatModelFile },
   ...Object.fromEntries(platformModels.search.map((name) => [name, { backend: 'local-index' } satisfies ModelEntry])),
   'glm-ocr': { backend: 'paddle-ocr' },
 };

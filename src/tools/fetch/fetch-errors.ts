@@ -27,7 +27,7 @@ export function blockedAddress(requested: string, redirectedTo: string | undefin
   return new FetchError(
     'blocked-address',
     '1214',
-    `Invalid parameter 'url': ${subject} ${verb} a private address; the server does not fetch private, loopback, link-local or reserved addresses.`,
+    `Invalid parameter 'url': ${subject} ${verb} a private address; the server does not fetch private, loopback, link-local or reserved addresses unless its operator lists them in the config file's fetch.allow (CIDRs or host names).`,
   );
 }
 
