@@ -107,8 +107,13 @@ describe('POST /paas/v4/tokenizer contract', () => {
   });
 
   it('answers 1211 for a model neither the platform nor the catalog knows', async () => {
+    const response = await postJson(test, url, { ...valid, model: 'gpt-4o' });
+    assertPlatformError(response, { status: 400, code: '1211', mentions: ['gpt-4o'] });
+  });
+
+  it('knows the chat models: one without an engine answers 1221 naming the alias line', async () => {
     const response = await postJson(test, url, { ...valid, model: 'glm-4.7' });
-    assertPlatformError(response, { status: 400, code: '1211', mentions: ['glm-4.7'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-4.7', 'alias'] });
   });
 
   it('accepts a catalog model and names its backend when this build cannot run it', async () => {

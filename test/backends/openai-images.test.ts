@@ -10,6 +10,7 @@ import type { ImageRequest } from '../../src/core/media/image-generator.ts';
 import { unusedResources } from '../helpers/backend-resources.ts';
 import { startFakeOpenAiImagesServer, type FakeOpenAiImagesServer } from '../helpers/fake-openai-images-server.ts';
 import { sampleJpeg, samplePng } from '../helpers/media-samples.ts';
+import { apiErrorOf, EngineFailure } from '../../src/core/errors/engine-failure.ts';
 import { assertApiError, assertEngineFailure, rejection } from '../helpers/api-error-assertions.ts';
 
 let engine: FakeOpenAiImagesServer;
@@ -107,7 +108,9 @@ describe('openai-images', () => {
       const url = `http://127.0.0.2:${(other.address() as AddressInfo).port}/secret.png`;
       engine.reply({ kind: 'foreign-url', urls: [url] });
       const error = await rejection(images().generate(request()));
-      assertApiError(error, '500', 'my-painter', url, 'private address');
+      // The caller is told why, not where: engine-side addresses are masked (docs/security.md).
+      assertApiError(error, '500', 'my-painter', 'private address', 'fetch.allow');
+      assert.ok(error instanceof EngineFailure && !apiErrorOf(error).message.includes(url));
     } finally {
       other.close();
     }

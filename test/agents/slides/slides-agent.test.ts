@@ -5,6 +5,7 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { AgentEvent, AgentInput, ConversationItem } from '../../../src/agents/agent.ts';
 import { createSlidesAgent, type SlidesAgent } from '../../../src/agents/slides/slides-agent.ts';
 import { ApiError } from '../../../src/core/errors/api-error.ts';
+import { apiErrorOf, EngineFailure } from '../../../src/core/errors/engine-failure.ts';
 import { AgentConversationRepository } from '../../../src/store/agent-conversation-repository.ts';
 import { decodeImage } from '../../../src/tools/raster/decode-image.ts';
 import { jsonReply, startFakeOpenAiServer, vllmCompletion, type FakeOpenAiServer } from '../../helpers/fake-openai-server.ts';
@@ -254,12 +255,18 @@ describe('slides_glm_agent (loopback chat engine, real Chromium)', () => {
     });
   });
 
-  it('without agents.slides_glm_agent.model answers 1221 naming the config key', async () => {
-    const unconfigured = createSlidesAgent({ config: {}, backends: test.platform.backends, blobs: test.platform.blobs });
+  it('without agents.slides_glm_agent.model plans on the default chat model (1221 naming its file while it is not downloaded)', async () => {
+    const unconfigured = createSlidesAgent({
+      config: {},
+      backends: test.platform.backends,
+      blobs: test.platform.blobs,
+      conversations: new AgentConversationRepository(test.platform.database),
+    });
     await assert.rejects(collect(unconfigured.run(input('Slides please', owner))), (error: unknown) => {
-      assert.ok(error instanceof ApiError);
-      assert.equal(error.code, '1221');
-      assert.match(error.message, /agents: \{ slides_glm_agent: \{ model:/);
+      assert.ok(error instanceof EngineFailure);
+      const answer = apiErrorOf(error);
+      assert.equal(answer.code, '1221');
+      assert.match(answer.message, /glm-edge-1\.5b-chat.*model-platform pull/);
       return true;
     });
     await unconfigured.close();
