@@ -1,0 +1,87 @@
+import { BarChart } from '@mantine/charts';
+import { Button, Group, SegmentedControl, Stack, Table, TextInput, Title } from '@mantine/core';
+import { useState } from 'react';
+import { queryString } from '../api/api-client.ts';
+import { dayMs, utcDay, type UsageRow } from '../api/usage-types.ts';
+import { useApiGet, type ListAnswer } from '../api/use-api.ts';
+import { usageCsv, usageGroups, type UsageGrouping } from './usage-groups.ts';
+import { EmptyState, PageState } from './page-state.tsx';
+
+/** Usage and spend over a range of UTC days, grouped by day, key or model, as a chart, a table and CSV. */
+export function UsagePage() {
+  const [from, setFrom] = useState(() => utcDay(Date.now() - 29 * dayMs));
+  const [to, setTo] = useState(() => utcDay(Date.now()));
+  const [by, setBy] = useState<UsageGrouping>('day');
+  const usage = useApiGet<ListAnswer<UsageRow>>(`/admin/usage${queryString({ from, to })}`);
+  const groups = usageGroups(usage.data?.data ?? [], by);
+  const download = () => {
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([usageCsv(groups, by)], { type: 'text/csv' }));
+    link.download = `usage-${by}-${from}-${to}.csv`;
+    link.click();
+    URL.revokeObjectURL(link.href);
+  };
+  return (
+    <Stack>
+      <Title order={2}>Usage &amp; spend</Title>
+      <Group align="end">
+        <TextInput type="date" label="From (UTC day)" value={from} onChange={(event) => setFrom(event.currentTarget.value)} />
+        <TextInput type="date" label="To (UTC day)" value={to} onChange={(event) => setTo(event.currentTarget.value)} />
+        <SegmentedControl
+          aria-label="Group by"
+          value={by}
+          onChange={(value) => setBy(value as UsageGrouping)}
+          data={[
+            { value: 'day', label: 'Day' },
+            { value: 'key', label: 'Key' },
+            { value: 'model', label: 'Model' },
+          ]}
+        />
+        <Button variant="default" onClick={download} disabled={groups.length === 0}>
+          Export CSV
+        </Button>
+      </Group>
+      <PageState loading={usage.isPending} error={usage.error} label="Usage" />
+      {usage.data !== undefined && groups.length === 0 && <EmptyState>No usage in this range.</EmptyState>}
+      {groups.length > 0 && (
+        <>
+          <BarChart
+            h={260}
+            data={groups.map((group) => ({ name: group.name, calls: group.calls, tokens: group.totalTokens }))}
+            dataKey="name"
+            series={[
+              { name: 'calls', color: 'blue.6' },
+              { name: 'tokens', color: 'teal.6' },
+            ]}
+            withLegend
+            aria-label="Usage chart"
+          />
+          <Table.ScrollContainer minWidth={480}>
+            <Table striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{by}</Table.Th>
+                  <Table.Th>Calls</Table.Th>
+                  <Table.Th>Prompt tokens</Table.Th>
+                  <Table.Th>Completion tokens</Table.Th>
+                  <Table.Th>Spend</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {groups.map((group) => (
+                  <Table.Tr key={group.name}>
+                    <Table.Td>{group.name}</Table.Td>
+                    <Table.Td>{group.calls}</Table.Td>
+                    <Table.Td>{group.promptTokens}</Table.Td>
+                    <Table.Td>{group.completionTokens}</Table.Td>
+                    <Table.Td>{group.spend ?? '-'}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </>
+      )}
+    </Stack>
+  );
+}

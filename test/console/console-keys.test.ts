@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit } from '../helpers/console-browser.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+
+const pages = [
+  { label: 'Overview', heading: 'Overview', file: 'overview' },
+  { label: 'Keys', heading: 'Keys', file: 'keys' },
+  { label: 'Usage & spend', heading: 'Usage & spend', file: 'usage' },
+  { label: 'Tasks', heading: 'Tasks', file: 'tasks' },
+  { label: 'Files & knowledge', heading: 'Files & knowledge bases', file: 'files' },
+  { label: 'Models', heading: 'Models', file: 'models' },
+  { label: 'Playground', heading: 'Playground', file: 'playground' },
+];
+
+// The model-files listing is optional: a server without model downloads answers 404, shown as an empty state.
+const optionalModelFiles = { path: /^\/admin\/model-files$/, status: 404 };
+
+describe('operator console: an admin manages keys in the browser', () => {
+  let test: TestPlatform;
+  let browser: Browser;
+  let baseUrl: string;
+  let adminKey: string;
+  before(async () => {
+    ensureConsoleBuilt();
+    test = await startTestPlatform();
+    adminKey = (await test.platform.keyAdmin.create({ name: 'ops', policy: { scope: 'admin' } })).key;
+    baseUrl = await test.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await test?.close();
+  });
+
+  const callWith = (key: string) => fetch(`${baseUrl}/paas/v4/models`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('creates a key, sets a rate limit the API then enforces, shows the API refusing a wrong value, and revokes the key', async () => {
+    const watched = await openWatchedPage(browser, baseUrl);
+    const { page } = watched;
+    await signIn(watched, adminKey);
+    await visit(watched, 'Keys', 'Keys');
+
+    await page.getByLabel('New key name').fill('team-a');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const created = (await page.getByTestId('created-key').textContent())?.trim() ?? '';
+    assert.match(created, /^[0-9a-f]{32}\.[A-Za-z0-9]{16}$/, 'the new secret is shown once');
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByTestId('created-key').waitFor({ state: 'hidden' });
+
+    await page.getByRole('button', { name: 'Edit policy of team-a' }).click();
+    await page.getByLabel('Requests per minute').fill('1');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    const stored = await test.platform.keyAdmin.get(created.split('.')[0] ?? '');
+    assert.deepEqual(stored?.policy, { requestsPerMinute: 1 });
+    // Three calls within a second or so: at least two fall in one calendar minute, so one is refused.
+    const statuses = [];
+    for (let call = 0; call < 3; call += 1) statuses.push((await callWith(created)).status);
+    assert.ok(statuses.includes(429), `the API refuses calls over the limit: ${statuses.join(', ')}`);
+
+    await page.getByRole('button', { name: 'Edit policy of team-a' }).click();
+    await page.getByLabel('Requests per minute').fill('-1');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'requestsPerMinute' });
+    await refusal.waitFor();
+    assert.match((await refusal.textContent()) ?? '', /requestsPerMinute/, "the form shows the API's own message");
+    await watched.screenshot('keys-policy-refused-desktop');
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('button', { name: 'Revoke team-a' }).click();
+    await page.getByRole('button', { name: 'Revoke team-a' }).waitFor({ state: 'detached' });
+    assert.equal((await callWith(created)).status, 401, 'a revoked key is refused');
+    watched.assertClean([{ path: /^\/admin\/keys\/[0-9a-f]+$/, status: 400 }]);
+    await page.context().close();
+  });
+
+  for (const [size, viewport] of Object.entries(viewports)) {
+    it(`shows every page at ${size} width without an error`, async () => {
+      const watched = await openWatchedPage(browser, baseUrl, viewport);
+      await signIn(watched, adminKey);
+      for (const page of pages) {
+        await visit(watched, page.label, page.heading);
+        await watched.page.waitForLoadState('networkidle');
+        await watched.screenshot(`${page.file}-${size}`);
+      }
+      watched.assertClean([optionalModelFiles]);
+      await watched.page.context().close();
+    });
+  }
+});
