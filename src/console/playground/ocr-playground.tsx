@@ -67,7 +67,7 @@ export function OcrPlayground() {
       )}
       {answer !== undefined &&
         pages.map((page, pageIndex) => (
-          <Box key={pageIndex} pos="relative" maw={720} data-testid="ocr-page">
+          <Box key={pageIndex} pos="relative" maw={720} data-testid="ocr-page" style={{ border: '1px solid var(--mantine-color-gray-4)' }}>
             <Image src={page.url} alt={`Page ${pageIndex + 1}`} />
             <svg viewBox="0 0 1 1" preserveAspectRatio="none" width="100%" height="100%" style={{ position: 'absolute', inset: 0 }} aria-hidden="true">
               {(answer.layout_details[pageIndex] ?? []).map((element) => {
