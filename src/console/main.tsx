@@ -15,7 +15,7 @@ const root = document.getElementById('root');
 if (root !== null) {
   createRoot(root).render(
     <StrictMode>
-      <MantineProvider>
+      <MantineProvider respectReducedMotion>
         <QueryClientProvider client={queryClient}>
           <SessionProvider>
             <RouterProvider router={consoleRouter} />

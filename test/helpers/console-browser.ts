@@ -88,7 +88,8 @@ export async function openWatchedPage(
   baseUrl: string,
   viewport: { width: number; height: number } = viewports.desktop,
 ): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport, baseURL: baseUrl });
+  // Reduced motion: the console then switches pages and drawers without transitions, so a screenshot never catches one half-way.
+  const context = await browser.newContext({ viewport, baseURL: baseUrl, reducedMotion: 'reduce' });
   return new WatchedPage(await context.newPage());
 }
 

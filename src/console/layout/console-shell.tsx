@@ -1,5 +1,5 @@
 import { AppShell, Badge, Burger, Button, Group, NavLink, Title } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useReducedMotion } from '@mantine/hooks';
 import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
 import { useSessionState } from '../api/session.tsx';
 import { SignInPage } from '../pages/sign-in-page.tsx';
@@ -19,9 +19,16 @@ export function ConsoleShell() {
   const { session, signOut } = useSessionState();
   const [opened, { toggle, close }] = useDisclosure(false);
   const location = useLocation();
+  // The drawer slides only for those who have not asked their system for less motion.
+  const reduceMotion = useReducedMotion();
   if (session === undefined) return <SignInPage />;
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell
+      transitionDuration={reduceMotion ? 0 : 200}
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">

@@ -25,33 +25,36 @@ export function OverviewPage() {
     <Stack>
       <Title order={2}>Overview</Title>
       <PageState loading={usage.isPending} error={usage.error} label="Usage" />
-      <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        {periods.map((period) => {
-          const since = utcDay(now - (period.days - 1) * dayMs);
-          const inPeriod = rows.filter((row) => row.date >= since);
-          const spend = addDecimals(inPeriod.flatMap((row) => spendOf(row) ?? []));
-          return (
-            <Card withBorder key={period.label} aria-label={`Usage ${period.label}`}>
-              <Text size="sm" c="dimmed">
-                {period.label}
-              </Text>
-              <Text fw={700} size="xl" data-testid={`calls-${period.days}`}>
-                {sum(inPeriod, (row) => row.calls)} calls
-              </Text>
-              <Text size="sm" data-testid={`tokens-${period.days}`}>
-                {sum(inPeriod, (row) => row.total_tokens)} tokens
-              </Text>
-              {spend !== undefined && (
-                <Text size="sm" data-testid={`spend-${period.days}`}>
-                  spend {spend}
+      {usage.data !== undefined && (
+        <SimpleGrid cols={{ base: 1, sm: 3 }}>
+          {periods.map((period) => {
+            const since = utcDay(now - (period.days - 1) * dayMs);
+            const inPeriod = rows.filter((row) => row.date >= since);
+            const spend = addDecimals(inPeriod.flatMap((row) => spendOf(row) ?? []));
+            return (
+              <Card withBorder key={period.label} aria-label={`Usage ${period.label}`}>
+                <Text size="sm" c="dimmed">
+                  {period.label}
                 </Text>
-              )}
-            </Card>
-          );
-        })}
-      </SimpleGrid>
+                <Text fw={700} size="xl" data-testid={`calls-${period.days}`}>
+                  {sum(inPeriod, (row) => row.calls)} calls
+                </Text>
+                <Text size="sm" data-testid={`tokens-${period.days}`}>
+                  {sum(inPeriod, (row) => row.total_tokens)} tokens
+                </Text>
+                {spend !== undefined && (
+                  <Text size="sm" data-testid={`spend-${period.days}`}>
+                    spend {spend}
+                  </Text>
+                )}
+              </Card>
+            );
+          })}
+        </SimpleGrid>
+      )}
       <Title order={3}>Busiest models (30 days)</Title>
-      {rows.length === 0 ? <EmptyState>No usage recorded in the last 30 days.</EmptyState> : <ModelTable rows={rows} />}
+      {usage.data !== undefined && rows.length === 0 && <EmptyState>No usage recorded in the last 30 days.</EmptyState>}
+      {rows.length > 0 && <ModelTable rows={rows} />}
       {admin && (
         <>
           <Title order={3}>Deployments</Title>
