@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, visit, type WatchedPage } from '../helpers/console-browser.ts';
 import { sseReply, startFakeOpenAiServer, vllmChunk, vllmUsageChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
+import { runCli } from '../helpers/cli-process.ts';
 import { renderPagePng } from '../helpers/rendered-documents.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
@@ -79,9 +80,11 @@ describe('operator console: the playground', () => {
     await page.getByRole('button', { name: 'Send' }).click();
 
     // Seen part-way: the first reasoning fragment alone, then the first text fragment before the rest.
-    await page.waitForFunction(() => document.querySelector('[data-testid="reasoning"]')?.textContent === 'The user wants ');
+    const shows = (testId: string, text: string) =>
+      page.waitForFunction(`document.querySelector('[data-testid="${testId}"]')?.textContent === ${JSON.stringify(text)}`);
+    await shows('reasoning', 'The user wants ');
     assert.equal(await page.getByTestId('answer').count(), 0, 'no text before the reasoning is done');
-    await page.waitForFunction(() => document.querySelector('[data-testid="answer"]')?.textContent === 'Let me ');
+    await shows('answer', 'Let me ');
     assert.equal(await page.getByTestId('tool-call').count(), 0, 'the tool call comes after the text');
     await page.getByTestId('finish').waitFor();
     assert.equal(await page.getByTestId('reasoning').textContent(), 'The user wants the weather.');
@@ -95,6 +98,23 @@ describe('operator console: the playground', () => {
     // The ledger is written in batches: the overview shows the call once it is.
     await test.platform.usage.flush();
     assert.deepEqual(await overviewFigures(watched), { calls: '1 calls', tokens: '19 tokens' });
+
+    // The usage page's CSV is the CLI's `usage report --format csv` for the same grouping and days.
+    await visit(watched, 'Usage & spend', 'Usage & spend');
+    await page.getByText('Key', { exact: true }).click();
+    await page.getByRole('cell', { name: adminKey.split('.')[0] ?? '-' }).waitFor();
+    const from = await page.getByLabel('From (UTC day)').inputValue();
+    const to = await page.getByLabel('To (UTC day)').inputValue();
+    const downloaded = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = readFileSync((await (await downloaded).path()) ?? '', 'utf8');
+    const cli = await runCli(['usage', 'report', '--by', 'key', '--from', from, '--to', to, '--format', 'csv'], {
+      MODEL_PLATFORM_DATA_DIR: test.platform.settings.dataDir,
+    });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.equal(csv, cli.stdout);
+    assert.match(csv, new RegExp(`^key_id,key_name,calls,prompt_tokens,completion_tokens,[^\\r]*\\r\\n${adminKey.split('.')[0]},ops,1,12,7,`));
+    await watched.screenshot('usage-after-chat-desktop');
     watched.assertClean();
     await page.context().close();
   });

@@ -10,6 +10,7 @@ import { registerKnowledgeAdminRoutes } from './knowledge-admin.route.ts';
 import { registerDeploymentAdminRoutes } from './deployments-admin.route.ts';
 import { registerModelFileAdminRoutes } from './model-files-admin.route.ts';
 import { registerTaskAdminRoutes } from './tasks-admin.route.ts';
+import { registerUsageExportAdminRoute } from './usage-export-admin.route.ts';
 import {
   CreatedKey,
   CreateKeyRequest,
@@ -164,4 +165,5 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
   registerDeploymentAdminRoutes(app, deps);
   registerModelFileAdminRoutes(app, deps);
   registerTaskAdminRoutes(app, deps);
+  registerUsageExportAdminRoute(app, deps);
 }

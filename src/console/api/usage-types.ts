@@ -7,6 +7,8 @@ export interface UsageRow {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
   readonly total_tokens: number;
+  /** The API called, where the server reports usage by endpoint. */
+  readonly endpoint?: string;
 }
 
 export function utcDay(time: number): string {

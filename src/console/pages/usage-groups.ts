@@ -1,7 +1,7 @@
 import { addDecimals, spendOf } from '../api/spend.ts';
 import type { UsageRow } from '../api/usage-types.ts';
 
-export type UsageGrouping = 'day' | 'key' | 'model';
+export type UsageGrouping = 'day' | 'key' | 'model' | 'endpoint';
 
 export interface UsageGroup {
   readonly name: string;
@@ -16,6 +16,7 @@ const nameOf: Readonly<Record<UsageGrouping, (row: UsageRow) => string>> = {
   day: (row) => row.date,
   key: (row) => row.key_id,
   model: (row) => row.model,
+  endpoint: (row) => row.endpoint ?? '(not reported)',
 };
 
 /** The usage rows summed by one grouping, in its order (days ascending, others by name). */
@@ -35,20 +36,4 @@ export function usageGroups(rows: readonly UsageRow[], by: UsageGrouping): Usage
       totalTokens: members.reduce((total, row) => total + row.total_tokens, 0),
       spend: addDecimals(members.flatMap((row) => spendOf(row) ?? [])),
     }));
-}
-
-/** RFC 4180 CSV with a header line, as the CLI's usage report writes it. */
-export function usageCsv(groups: readonly UsageGroup[], by: UsageGrouping): string {
-  const title = by === 'key' ? 'key_id' : by;
-  const spend = groups.some((group) => group.spend !== undefined);
-  const quote = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
-  const header = [title, 'calls', 'prompt_tokens', 'completion_tokens', ...(spend ? ['spend'] : [])];
-  const lines = groups.map((group) => [
-    quote(group.name),
-    String(group.calls),
-    String(group.promptTokens),
-    String(group.completionTokens),
-    ...(spend ? [group.spend ?? '0'] : []),
-  ]);
-  return [header, ...lines].map((cells) => cells.join(',')).join('\r\n') + '\r\n';
 }

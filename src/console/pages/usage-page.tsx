@@ -1,10 +1,12 @@
 import { BarChart } from '@mantine/charts';
-import { Button, Group, SegmentedControl, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, SimpleGrid, SegmentedControl, Stack, Table, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { queryString } from '../api/api-client.ts';
+import { useSession } from '../api/session.tsx';
 import { dayMs, utcDay, type UsageRow } from '../api/usage-types.ts';
 import { useApiGet, type ListAnswer } from '../api/use-api.ts';
-import { usageCsv, usageGroups, type UsageGrouping } from './usage-groups.ts';
+import { usageGroups, type UsageGrouping } from './usage-groups.ts';
+import { useUsageExport } from './usage-export.ts';
 import { EmptyState, PageState } from './page-state.tsx';
 
 /** Usage and spend over a range of UTC days, grouped by day, key or model, as a chart, a table and CSV. */
@@ -14,13 +16,8 @@ export function UsagePage() {
   const [by, setBy] = useState<UsageGrouping>('day');
   const usage = useApiGet<ListAnswer<UsageRow>>(`/admin/usage${queryString({ from, to })}`);
   const groups = usageGroups(usage.data?.data ?? [], by);
-  const download = () => {
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(new Blob([usageCsv(groups, by)], { type: 'text/csv' }));
-    link.download = `usage-${by}-${from}-${to}.csv`;
-    link.click();
-    URL.revokeObjectURL(link.href);
-  };
+  const { admin } = useSession();
+  const exportCsv = useUsageExport();
   return (
     <Stack>
       <Title order={2}>Usage &amp; spend</Title>
@@ -35,27 +32,46 @@ export function UsagePage() {
             { value: 'day', label: 'Day' },
             { value: 'key', label: 'Key' },
             { value: 'model', label: 'Model' },
+            { value: 'endpoint', label: 'Endpoint' },
           ]}
         />
-        <Button variant="default" onClick={download} disabled={groups.length === 0}>
-          Export CSV
-        </Button>
+        {admin && (
+          <Button variant="default" onClick={() => void exportCsv.run(by, from, to)} loading={exportCsv.busy}>
+            Export CSV
+          </Button>
+        )}
       </Group>
+      {exportCsv.error !== undefined && (
+        <Alert color="red" role="alert" title="Export refused">
+          {exportCsv.error}
+        </Alert>
+      )}
       <PageState loading={usage.isPending} error={usage.error} label="Usage" />
       {usage.data !== undefined && groups.length === 0 && <EmptyState>No usage in this range.</EmptyState>}
       {groups.length > 0 && (
         <>
-          <BarChart
-            h={260}
-            data={groups.map((group) => ({ name: group.name, calls: group.calls, tokens: group.totalTokens }))}
-            dataKey="name"
-            series={[
-              { name: 'calls', color: 'blue.6' },
-              { name: 'tokens', color: 'teal.6' },
-            ]}
-            withLegend
-            aria-label="Usage chart"
-          />
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            <BarChart
+              h={220}
+              data={groups.map((group) => ({ name: group.name, calls: group.calls }))}
+              dataKey="name"
+              series={[{ name: 'calls', color: 'blue.6' }]}
+              withLegend
+              aria-label="Calls chart"
+            />
+            <BarChart
+              h={220}
+              type="stacked"
+              data={groups.map((group) => ({ name: group.name, prompt: group.promptTokens, completion: group.completionTokens }))}
+              dataKey="name"
+              series={[
+                { name: 'prompt', color: 'teal.6' },
+                { name: 'completion', color: 'grape.6' },
+              ]}
+              withLegend
+              aria-label="Tokens chart"
+            />
+          </SimpleGrid>
           <Table.ScrollContainer minWidth={480}>
             <Table striped>
               <Table.Thead>
