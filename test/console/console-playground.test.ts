@@ -41,7 +41,8 @@ describe('operator console: the playground', () => {
     await visit(watched, 'Overview', 'Overview');
     const calls = watched.page.getByTestId('calls-1');
     await calls.waitFor();
-    return { calls: await calls.textContent(), tokens: await watched.page.getByTestId('tokens-1').textContent() };
+    const text = (testId: string) => watched.page.getByTestId(testId).textContent();
+    return { calls: await calls.textContent(), tokens: await text('tokens-1'), requests: await text('requests-hour'), errors: await text('errors-hour') };
   };
 
   it('streams reasoning and text as they arrive, shows the tool call, and the overview counts the call', async () => {
@@ -65,7 +66,7 @@ describe('operator console: the playground', () => {
     const watched = await openWatchedPage(browser, baseUrl);
     const { page } = watched;
     await signIn(watched, adminKey);
-    assert.deepEqual(await overviewFigures(watched), { calls: '0 calls', tokens: '0 tokens' });
+    assert.deepEqual(await overviewFigures(watched), { calls: '0 calls', tokens: '0 tokens', requests: '0 requests', errors: '0 errors, 0 refused' });
 
     await visit(watched, 'Playground', 'Playground');
     await page
@@ -97,7 +98,7 @@ describe('operator console: the playground', () => {
 
     // The ledger is written in batches: the overview shows the call once it is.
     await test.platform.usage.flush();
-    assert.deepEqual(await overviewFigures(watched), { calls: '1 calls', tokens: '19 tokens' });
+    assert.deepEqual(await overviewFigures(watched), { calls: '1 calls', tokens: '19 tokens', requests: '1 requests', errors: '0 errors, 0 refused' });
 
     // The usage page's CSV is the CLI's `usage report --format csv` for the same grouping and days.
     await visit(watched, 'Usage & spend', 'Usage & spend');

@@ -9,6 +9,7 @@ import { toKeyObject, toUsageQuery, toUsageReport } from './admin.mapper.ts';
 import { registerKnowledgeAdminRoutes } from './knowledge-admin.route.ts';
 import { registerDeploymentAdminRoutes } from './deployments-admin.route.ts';
 import { registerModelFileAdminRoutes } from './model-files-admin.route.ts';
+import { registerRequestAdminRoute } from './requests-admin.route.ts';
 import { registerTaskAdminRoutes } from './tasks-admin.route.ts';
 import { registerUsageExportAdminRoute } from './usage-export-admin.route.ts';
 import {
@@ -166,4 +167,5 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
   registerModelFileAdminRoutes(app, deps);
   registerTaskAdminRoutes(app, deps);
   registerUsageExportAdminRoute(app, deps);
+  registerRequestAdminRoute(app, deps);
 }

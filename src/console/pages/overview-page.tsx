@@ -6,6 +6,7 @@ import { useApiGet, type ListAnswer } from '../api/use-api.ts';
 import { useSession } from '../api/session.tsx';
 import { DeploymentTable, type Deployment } from './deployment-table.tsx';
 import { EmptyState, PageState } from './page-state.tsx';
+import { RequestSummary } from './request-summary.tsx';
 
 const periods = [
   { label: 'Today', days: 1 },
@@ -13,7 +14,7 @@ const periods = [
   { label: 'Last 30 days', days: 30 },
 ];
 
-/** Calls, tokens and spend by period, the busiest models, and (for operators) the deployments' health. */
+/** Calls, tokens and spend by period, the busiest models, and (for operators) requests, failures and the deployments' health. */
 export function OverviewPage() {
   const { admin } = useSession();
   // The periods end at the time the page was opened; reading it again on each render would move them.
@@ -24,6 +25,7 @@ export function OverviewPage() {
   return (
     <Stack>
       <Title order={2}>Overview</Title>
+      {admin && <RequestSummary />}
       <PageState loading={usage.isPending} error={usage.error} label="Usage" />
       {usage.data !== undefined && (
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
