@@ -2,7 +2,40 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit } from '../helpers/console-browser.ts';
+import { TaskRepository } from '../../src/store/task-repository.ts';
+import { renderPagePng } from '../helpers/rendered-documents.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+
+/** Tasks for the Tasks page: an image that succeeded (its picture in the blob store) and a video that failed. */
+async function seedTasks(test: TestPlatform): Promise<void> {
+  const png = await renderPagePng({ width: 256, height: 256, items: [{ rect: { x: 32, y: 32, width: 192, height: 192 }, fill: '#1c7ed6' }] });
+  await test.platform.blobs.put('images/console-test.png', png, 'image/png');
+  const tasks = new TaskRepository(test.platform.database);
+  const keyId = test.key.split('.')[0] ?? '';
+  const now = Date.now();
+  for (const [id, kind] of [
+    ['image-task', 'image'],
+    ['video-task', 'video'],
+  ] as const) {
+    await tasks.insert({
+      id,
+      kind,
+      ownerKeyId: keyId,
+      model: kind === 'image' ? 'cogview-4' : 'vidu2',
+      requestId: id,
+      request: {},
+      createdAt: now,
+      deadlineAt: now + 600_000,
+    });
+    await tasks.claim(id, 'worker', now + 60_000, now, 3);
+  }
+  await tasks.complete({ id: 'image-task', leaseOwner: 'worker', attempt: 1 }, { images: [{ key: 'images/console-test.png' }] }, now);
+  await tasks.fail(
+    { id: 'video-task', leaseOwner: 'worker', attempt: 1 },
+    { code: '1230', message: 'The task timed out: it did not finish before its deadline.' },
+    now,
+  );
+}
 
 const pages = [
   { label: 'Overview', heading: 'Overview', file: 'overview' },
@@ -26,6 +59,7 @@ describe('operator console: an admin manages keys in the browser', () => {
     ensureConsoleBuilt();
     test = await startTestPlatform();
     adminKey = (await test.platform.keyAdmin.create({ name: 'ops', policy: { scope: 'admin' } })).key;
+    await seedTasks(test);
     baseUrl = await test.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
   });
@@ -83,6 +117,11 @@ describe('operator console: an admin manages keys in the browser', () => {
       for (const page of pages) {
         await visit(watched, page.label, page.heading);
         await watched.page.waitForLoadState('networkidle');
+        // The preview is decoded before the picture is taken (the test's types know no DOM: the element's decode, by name).
+        if (page.file === 'tasks')
+          await watched.page
+            .getByRole('img', { name: 'Image of task image-task' })
+            .evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
         await watched.screenshot(`${page.file}-${size}`);
       }
       watched.assertClean([optionalModelFiles]);

@@ -25,7 +25,6 @@ export function OverviewPage() {
   return (
     <Stack>
       <Title order={2}>Overview</Title>
-      {admin && <RequestSummary />}
       <PageState loading={usage.isPending} error={usage.error} label="Usage" />
       {usage.data !== undefined && (
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
@@ -54,6 +53,7 @@ export function OverviewPage() {
           })}
         </SimpleGrid>
       )}
+      {admin && <RequestSummary />}
       <Title order={3}>Busiest models (30 days)</Title>
       {usage.data !== undefined && rows.length === 0 && <EmptyState>No usage recorded in the last 30 days.</EmptyState>}
       {rows.length > 0 && <ModelTable rows={rows} />}

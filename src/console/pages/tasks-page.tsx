@@ -73,7 +73,9 @@ export function TasksPage() {
                   <Table.Td>{task.model}</Table.Td>
                   {admin && <Table.Td>{task.key_id.slice(0, 12)}</Table.Td>}
                   <Table.Td>
-                    <Badge color={statusColors[task.task_status]}>{task.task_status}</Badge>
+                    <Badge color={statusColors[task.task_status]} styles={{ root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } }}>
+                      {task.task_status}
+                    </Badge>
                   </Table.Td>
                   <Table.Td>{task.attempts}</Table.Td>
                   <Table.Td>
