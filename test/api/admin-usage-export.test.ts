@@ -45,6 +45,7 @@ describe('GET /admin/usage/export: the usage report as the CLI writes it', () =>
     assertPlatformError(await exported('', test.authorization), { status: 434, code: '1220' });
     assertPlatformError(await exported('?by=week'), { status: 400, code: '1214', mentions: ['by'] });
     assertPlatformError(await exported('?from=2026-02-30'), { status: 400, code: '1214', mentions: ['from'] });
+    assertPlatformError(await exported('?to=soon'), { status: 400, code: '1214', mentions: ['to'] });
     assertPlatformError(await exported('?from=2026-03-02&to=2026-03-01'), { status: 400, code: '1214', mentions: ['from'] });
   });
 });

@@ -110,6 +110,25 @@ describe('operator console: an admin manages keys in the browser', () => {
     await page.context().close();
   });
 
+  it('is usable from the keyboard: sign-in takes the focus, and Tab reaches the navigation in order', async () => {
+    const watched = await openWatchedPage(browser, baseUrl);
+    const { page } = watched;
+    await page.goto('/console/');
+    await page.keyboard.type(adminKey);
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    const focusOrder: string[] = [];
+    for (let step = 0; step < 12 && !focusOrder.includes('Keys'); step += 1) {
+      await page.keyboard.press('Tab');
+      focusOrder.push((await page.evaluate('document.activeElement?.textContent?.trim() ?? ""')) as string);
+    }
+    assert.deepEqual(focusOrder.slice(0, 3), ['Sign out', 'Overview', 'Keys'], 'the header, then the pages in order');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Keys', level: 2 }).waitFor();
+    watched.assertClean();
+    await page.context().close();
+  });
+
   for (const [size, viewport] of Object.entries(viewports)) {
     it(`shows every page at ${size} width without an error`, async () => {
       const watched = await openWatchedPage(browser, baseUrl, viewport);

@@ -45,8 +45,8 @@ export function registerUsageExportAdminRoute(app: App, deps: Pick<AppDependenci
     async (request, reply) => {
       const by = usageGroupings.filter((grouping) => (request.query.by ?? 'day').split(',').includes(grouping)) as UsageGrouping[];
       const to = request.query.to ?? utcDay(Date.now());
-      const from = request.query.from ?? utcDay(dayStartMs(to) - (defaultDays - 1) * dayMs);
       if (!isUtcDay(to)) throw invalidField('to', 'must be a date YYYY-MM-DD');
+      const from = request.query.from ?? utcDay(dayStartMs(to) - (defaultDays - 1) * dayMs);
       if (!isUtcDay(from)) throw invalidField('from', 'must be a date YYYY-MM-DD');
       if (from > to) throw invalidField('from', 'must not be after to');
       const csv = usageReportCsv(await reports.report({ from, to, by }), by);

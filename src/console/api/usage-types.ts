@@ -16,3 +16,9 @@ export function utcDay(time: number): string {
 }
 
 export const dayMs = 86_400_000;
+
+/** GET /admin/usage: the rows, with the currency of their spend where the server prices usage. */
+export interface UsageAnswer {
+  readonly data: UsageRow[];
+  readonly currency?: string;
+}

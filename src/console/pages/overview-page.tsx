@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { addDecimals, spendOf } from '../api/spend.ts';
-import { dayMs, utcDay, type UsageRow } from '../api/usage-types.ts';
+import { dayMs, utcDay, type UsageAnswer, type UsageRow } from '../api/usage-types.ts';
 import { useApiGet, type ListAnswer } from '../api/use-api.ts';
 import { useSession } from '../api/session.tsx';
 import { DeploymentTable, type Deployment } from './deployment-table.tsx';
@@ -19,7 +19,7 @@ export function OverviewPage() {
   const { admin } = useSession();
   // The periods end at the time the page was opened; reading it again on each render would move them.
   const [now] = useState(() => Date.now());
-  const usage = useApiGet<ListAnswer<UsageRow>>(`/admin/usage?from=${utcDay(now - 29 * dayMs)}&to=${utcDay(now)}`);
+  const usage = useApiGet<UsageAnswer>(`/admin/usage?from=${utcDay(now - 29 * dayMs)}&to=${utcDay(now)}`);
   const deployments = useApiGet<ListAnswer<Deployment>>('/admin/deployments', { enabled: admin });
   const rows = usage.data?.data ?? [];
   return (
@@ -45,7 +45,7 @@ export function OverviewPage() {
                 </Text>
                 {spend !== undefined && (
                   <Text size="sm" data-testid={`spend-${period.days}`}>
-                    spend {spend}
+                    spend {spend} {usage.data?.currency ?? ''}
                   </Text>
                 )}
               </Card>

@@ -3,8 +3,8 @@ import { Alert, Button, Group, SimpleGrid, SegmentedControl, Stack, Table, TextI
 import { useState } from 'react';
 import { queryString } from '../api/api-client.ts';
 import { useSession } from '../api/session.tsx';
-import { dayMs, utcDay, type UsageRow } from '../api/usage-types.ts';
-import { useApiGet, type ListAnswer } from '../api/use-api.ts';
+import { dayMs, utcDay, type UsageAnswer } from '../api/usage-types.ts';
+import { useApiGet } from '../api/use-api.ts';
 import { usageGroups, type UsageGrouping } from './usage-groups.ts';
 import { useUsageExport } from './usage-export.ts';
 import { EmptyState, PageState } from './page-state.tsx';
@@ -14,7 +14,7 @@ export function UsagePage() {
   const [from, setFrom] = useState(() => utcDay(Date.now() - 29 * dayMs));
   const [to, setTo] = useState(() => utcDay(Date.now()));
   const [by, setBy] = useState<UsageGrouping>('day');
-  const usage = useApiGet<ListAnswer<UsageRow>>(`/admin/usage${queryString({ from, to })}`);
+  const usage = useApiGet<UsageAnswer>(`/admin/usage${queryString({ from, to })}`);
   const groups = usageGroups(usage.data?.data ?? [], by);
   const { admin } = useSession();
   const exportCsv = useUsageExport();
@@ -80,7 +80,7 @@ export function UsagePage() {
                   <Table.Th>Calls</Table.Th>
                   <Table.Th>Prompt tokens</Table.Th>
                   <Table.Th>Completion tokens</Table.Th>
-                  <Table.Th>Spend</Table.Th>
+                  <Table.Th>Spend {usage.data?.currency ?? ''}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
