@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { consoleBuildFolder } from '../../src/http/console.route.ts';
@@ -22,10 +22,23 @@ export const viewports = {
   phone: { width: 390, height: 844 },
 } as const;
 
-/** Builds the console (Vite) unless a build is there; the tests serve what a fresh install would. */
+/**
+ * Builds the console (Vite) unless a build is there; the tests serve what a fresh install would.
+ * Test files run at once, so each builds into a folder of its own and moves it into place: the
+ * first to finish wins, and the others' copies go.
+ */
 export function ensureConsoleBuilt(): void {
   if (existsSync(join(consoleBuildFolder, 'index.html'))) return;
-  execFileSync(join(root, 'node_modules', '.bin', 'vite'), ['build', '--config', 'src/console/vite.config.ts'], { cwd: root, stdio: 'inherit' });
+  const own = `${consoleBuildFolder.replace(/\/$/, '')}.${process.pid}`;
+  execFileSync(join(root, 'node_modules', '.bin', 'vite'), ['build', '--config', 'src/console/vite.config.ts', '--outDir', own], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  try {
+    renameSync(own, consoleBuildFolder);
+  } catch {
+    rmSync(own, { recursive: true, force: true });
+  }
 }
 
 // The platform's own headless flags, less its host-resolver rule: the console is reached at 127.0.0.1.
