@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit } from '../helpers/console-browser.ts';
+import { consolePages, ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit } from '../helpers/console-browser.ts';
 import { TaskRepository } from '../../src/store/task-repository.ts';
 import { renderPagePng } from '../helpers/rendered-documents.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
@@ -36,16 +36,6 @@ async function seedTasks(test: TestPlatform): Promise<void> {
     now,
   );
 }
-
-const pages = [
-  { label: 'Overview', heading: 'Overview', file: 'overview' },
-  { label: 'Keys', heading: 'Keys', file: 'keys' },
-  { label: 'Usage & spend', heading: 'Usage & spend', file: 'usage' },
-  { label: 'Tasks', heading: 'Tasks', file: 'tasks' },
-  { label: 'Files & knowledge', heading: 'Files & knowledge bases', file: 'files' },
-  { label: 'Models', heading: 'Models', file: 'models' },
-  { label: 'Playground', heading: 'Playground', file: 'playground' },
-];
 
 // The model-files listing is optional: a server without model downloads answers 404, shown as an empty state.
 const optionalModelFiles = { path: /^\/admin\/model-files$/, status: 404 };
@@ -133,7 +123,7 @@ describe('operator console: an admin manages keys in the browser', () => {
     it(`shows every page at ${size} width without an error`, async () => {
       const watched = await openWatchedPage(browser, baseUrl, viewport);
       await signIn(watched, adminKey);
-      for (const page of pages) {
+      for (const page of consolePages) {
         await visit(watched, page.label, page.heading);
         await watched.page.waitForLoadState('networkidle');
         // The preview is decoded before the picture is taken (the test's types know no DOM: the element's decode, by name).

@@ -2,18 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { TaskRepository } from '../../src/store/task-repository.ts';
-import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit } from '../helpers/console-browser.ts';
+import { consolePages, ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit } from '../helpers/console-browser.ts';
 import { postForm } from '../helpers/multipart-form.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
-const pages = [
-  { label: 'Overview', heading: 'Overview', file: 'overview' },
-  { label: 'Usage & spend', heading: 'Usage & spend', file: 'usage' },
-  { label: 'Tasks', heading: 'Tasks', file: 'tasks' },
-  { label: 'Files & knowledge', heading: 'Files & knowledge bases', file: 'files' },
-  { label: 'Models', heading: 'Models', file: 'models' },
-  { label: 'Playground', heading: 'Playground', file: 'playground' },
-];
+const pages = consolePages.filter((page) => !page.adminOnly);
 
 // The key probe of sign-in: a key without the admin scope is told so (that is how the page learns it).
 const keyProbe = { path: /^\/admin\/keys\/[0-9a-f]+$/, status: 434 };

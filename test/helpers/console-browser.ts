@@ -17,6 +17,17 @@ const root = new URL('../../', import.meta.url).pathname;
 /** Screenshots of every page, for a person to look at: CONSOLE_SCREENSHOTS, or .tmp/console-screenshots in the checkout. */
 export const screenshotFolder = process.env['CONSOLE_SCREENSHOTS'] ?? join(root, '.tmp', 'console-screenshots');
 
+/** The console's pages as its navigation names them, with the heading each shows and the name of its screenshot. */
+export const consolePages = [
+  { label: 'Overview', heading: 'Overview', file: 'overview', adminOnly: false },
+  { label: 'Keys', heading: 'Keys', file: 'keys', adminOnly: true },
+  { label: 'Usage & spend', heading: 'Usage & spend', file: 'usage', adminOnly: false },
+  { label: 'Tasks', heading: 'Tasks', file: 'tasks', adminOnly: false },
+  { label: 'Files & knowledge', heading: 'Files & knowledge bases', file: 'files', adminOnly: false },
+  { label: 'Models', heading: 'Models', file: 'models', adminOnly: false },
+  { label: 'Playground', heading: 'Playground', file: 'playground', adminOnly: false },
+] as const;
+
 export const viewports = {
   desktop: { width: 1280, height: 860 },
   phone: { width: 390, height: 844 },
