@@ -1,16 +1,8 @@
 import { Badge, Table } from '@mantine/core';
+import type { DeploymentHealthObject } from '../../api/admin/deployments-admin.schema.ts';
 
-/** One deployment as GET /admin/deployments reports it. */
-export interface Deployment {
-  readonly model: string;
-  readonly deployment: string;
-  readonly backend: string;
-  readonly state: string;
-  readonly in_flight: number;
-  readonly consecutive_failures: number;
-  readonly cooling_until?: number;
-  readonly last_error?: string;
-}
+/** One deployment as GET /admin/deployments reports it: the server's own schema type. */
+export type Deployment = DeploymentHealthObject;
 
 const stateColors: Readonly<Record<string, string>> = { healthy: 'green', 'cooling-down': 'orange', 'not-started': 'gray' };
 

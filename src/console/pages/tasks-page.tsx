@@ -1,21 +1,13 @@
 import { Alert, Badge, Button, Group, Image, Select, Stack, Table, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
+import type { TaskListItem } from '../../api/admin/tasks-admin.schema.ts';
 import { queryString } from '../api/api-client.ts';
 import { useSession } from '../api/session.tsx';
 import { useApiGet } from '../api/use-api.ts';
 import { EmptyState, PageState } from './page-state.tsx';
 
-interface TaskItem {
-  readonly id: string;
-  readonly kind: string;
-  readonly model: string;
-  readonly key_id: string;
-  readonly task_status: 'PROCESSING' | 'SUCCESS' | 'FAIL';
-  readonly attempts: number;
-  readonly error: { code: string; message: string } | null;
-  readonly created_at: number;
-  readonly media: { type: 'image' | 'video'; url: string; cover_image_url?: string }[];
-}
+/** One task as GET /admin/tasks lists it: the server's own schema type. */
+type TaskItem = TaskListItem;
 
 interface TaskPage {
   readonly data: TaskItem[];
