@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, visit, type WatchedPage } from '../helpers/console-browser.ts';
 import { sseReply, startFakeOpenAiServer, vllmChunk, vllmUsageChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { runCli } from '../helpers/cli-process.ts';
-import { renderPagePng } from '../helpers/rendered-documents.ts';
+import { digitalPdf, renderPagePng } from '../helpers/rendered-documents.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
 const weatherTool = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
@@ -159,6 +159,35 @@ describe('operator console: the playground', () => {
       JSON.stringify({ shown, first, x1, y1 }),
     );
     await watched.screenshot('playground-ocr-desktop');
+
+    // A PDF: its pages are rendered in the page (pdf.js) and the boxes drawn over each.
+    const pdf = join(folder, 'report.pdf');
+    writeFileSync(
+      pdf,
+      await digitalPdf([
+        {
+          width: 600,
+          height: 400,
+          items: [
+            { text: 'Minutes of the meeting', x: 50, y: 50, size: 28 },
+            { text: 'Everyone agreed.', x: 50, y: 150, size: 16 },
+          ],
+        },
+      ]),
+    );
+    await page.locator('input[type="file"]').setInputFiles(pdf);
+    const parsedPdf = page.waitForResponse((response) => response.url().endsWith('/paas/v4/layout_parsing'));
+    await page.getByRole('button', { name: 'Parse' }).click();
+    const pdfAnswer = (await (await parsedPdf).json()) as { layout_details: unknown[][] };
+    const pdfElements = pdfAnswer.layout_details[0]?.length ?? 0;
+    assert.ok(pdfElements >= 2, JSON.stringify(pdfAnswer.layout_details));
+    await page
+      .getByTestId('ocr-box')
+      .nth(pdfElements - 1)
+      .waitFor();
+    assert.equal(await page.getByTestId('ocr-box').count(), pdfElements);
+    await page.getByRole('img', { name: 'Page 1' }).evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
+    await watched.screenshot('playground-ocr-pdf-desktop');
     watched.assertClean();
     await page.context().close();
   });
