@@ -104,6 +104,13 @@ describe('operator console: an admin manages keys in the browser', () => {
     const watched = await openWatchedPage(browser, baseUrl);
     const { page } = watched;
     await page.goto('/console/');
+    const field = page.getByLabel('API key');
+    await field.waitFor();
+    assert.equal(
+      await field.evaluate((element) => element === (element.ownerDocument as unknown as { activeElement: unknown }).activeElement),
+      true,
+      'the key field has the focus',
+    );
     await page.keyboard.type(adminKey);
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
