@@ -115,7 +115,7 @@ describe('GET /admin/tasks: async tasks for operators and key holders', () => {
     );
     assert.ok(own.data.every((task) => task.key_id === ownerA.id));
     assert.equal((await page(`?key_id=${ownerA.id}`, ownerA.authorization)).data.length, 5);
-    assertPlatformError(await list(`?key_id=${ownerB.id}`, ownerA.authorization), { status: 434, code: '1220', mentions: ['own tasks'] });
+    assertPlatformError(await list(`?key_id=${ownerB.id}`, ownerA.authorization), { status: 403, code: '403', mentions: ['own tasks'] });
     // The other admin routes stay admin-only.
     assertPlatformError(await test.app.inject({ url: '/admin/keys', headers: { authorization: ownerA.authorization } }), { status: 434, code: '1220' });
   });
