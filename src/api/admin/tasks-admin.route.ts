@@ -35,7 +35,7 @@ export function registerTaskAdminRoutes(app: App, deps: Pick<AppDependencies, 'd
       const { query } = request;
       const ownKeyId = request.apiKey?.id ?? '';
       if (!isAdminKey(request) && query.key_id !== undefined && query.key_id !== ownKeyId) {
-        throw new ApiError('403', "This API key may list only its own tasks: leave key_id out, or give its own id.");
+        throw new ApiError('403', 'This API key may list only its own tasks: leave key_id out, or give its own id.');
       }
       const limit = query.limit === undefined ? defaultLimit : Number(query.limit);
       const tasks = await listing.list({
