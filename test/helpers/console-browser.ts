@@ -15,7 +15,7 @@ import { loadChromium } from '../../src/tools/browser/load-chromium.ts';
 const root = new URL('../../', import.meta.url).pathname;
 
 /** Screenshots of every page, for a person to look at: CONSOLE_SCREENSHOTS, or .tmp/console-screenshots in the checkout. */
-export const screenshotFolder = process.env['CONSOLE_SCREENSHOTS'] ?? join(root, '.tmp', 'console-screenshots');
+const screenshotFolder = process.env['CONSOLE_SCREENSHOTS'] ?? join(root, '.tmp', 'console-screenshots');
 
 /** The console's pages as its navigation names them, with the heading each shows and the name of its screenshot. */
 export const consolePages = [

@@ -4,7 +4,6 @@ import { imageTaskResult, videoTaskResult } from '../../core/media/media-task-da
 import type { TaskRecord } from '../../core/tasks/task.ts';
 import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
-import { TaskListingRepository } from '../../store/task-listing-repository.ts';
 import { requestOrigin } from '../blobs/request-origin.ts';
 import { responses } from '../shared/common.schema.ts';
 import { isAdminKey } from './admin-scope.ts';
@@ -17,8 +16,7 @@ const defaultLimit = 20;
  * and error, newest first. Scoped rather than refused: an admin key sees every key's tasks and may
  * filter by key_id; any other key sees its own only, and naming another key is refused (403).
  */
-export function registerTaskAdminRoutes(app: App, deps: Pick<AppDependencies, 'database' | 'blobs'>): void {
-  const listing = new TaskListingRepository(deps.database);
+export function registerTaskAdminRoutes(app: App, deps: Pick<AppDependencies, 'taskListing' | 'blobs'>): void {
   app.get(
     '/tasks',
     {
@@ -38,7 +36,7 @@ export function registerTaskAdminRoutes(app: App, deps: Pick<AppDependencies, 'd
         throw new ApiError('403', 'This API key may list only its own tasks: leave key_id out, or give its own id.');
       }
       const limit = query.limit === undefined ? defaultLimit : Number(query.limit);
-      const tasks = await listing.list({
+      const tasks = await deps.taskListing.list({
         ownerKeyId: isAdminKey(request) ? query.key_id : ownKeyId,
         status: query.status,
         kind: query.kind,

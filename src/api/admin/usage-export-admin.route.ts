@@ -3,8 +3,7 @@ import { invalidField } from '../../core/errors/api-error.ts';
 import { usageReportCsv } from '../../cli/usage-report-format.ts';
 import { rateLimitOnly } from '../../http/admission-hooks.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
-import { dayMs, dayStartMs, isUtcDay, utcDay } from '../../store/usage/usage-day.ts';
-import { UsageReportRepository, usageGroupings, type UsageGrouping } from '../../store/usage/usage-report-repository.ts';
+import { usageGroupings, type UsageGrouping } from '../../core/usage/usage-report.ts';
 import { responses } from '../shared/common.schema.ts';
 
 const UsageExportQuery = Type.Object({
@@ -28,8 +27,7 @@ const defaultDays = 30;
  * report --format csv` prints for the same groupings and days (one formatter, one query), so the
  * console's export and the CLI's agree. Admin keys only, like the CLI, which reads every key.
  */
-export function registerUsageExportAdminRoute(app: App, deps: Pick<AppDependencies, 'database'>): void {
-  const reports = new UsageReportRepository(deps.database);
+export function registerUsageExportAdminRoute(app: App, deps: Pick<AppDependencies, 'keyAdmin'>): void {
   app.get(
     '/usage/export',
     {
@@ -44,16 +42,28 @@ export function registerUsageExportAdminRoute(app: App, deps: Pick<AppDependenci
     },
     async (request, reply) => {
       const by = usageGroupings.filter((grouping) => (request.query.by ?? 'day').split(',').includes(grouping)) as UsageGrouping[];
-      const to = request.query.to ?? utcDay(Date.now());
-      if (!isUtcDay(to)) throw invalidField('to', 'must be a date YYYY-MM-DD');
-      const from = request.query.from ?? utcDay(dayStartMs(to) - (defaultDays - 1) * dayMs);
-      if (!isUtcDay(from)) throw invalidField('from', 'must be a date YYYY-MM-DD');
+      const to = request.query.to === undefined ? utcDay(Date.now()) : calendarDay('to', request.query.to);
+      const from =
+        request.query.from === undefined ? utcDay(Date.parse(`${to}T00:00:00Z`) - (defaultDays - 1) * dayMs) : calendarDay('from', request.query.from);
       if (from > to) throw invalidField('from', 'must not be after to');
-      const csv = usageReportCsv(await reports.report({ from, to, by }), by);
+      const csv = usageReportCsv(await deps.keyAdmin.usage({ from, to, by }), by);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="usage-${by.join('-')}-${from}-${to}.csv"`)
         .send(csv);
     },
   );
+}
+
+const dayMs = 86_400_000;
+
+function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** A real calendar day written YYYY-MM-DD (2026-02-30 is not), else 1214 naming the field. */
+function calendarDay(field: string, text: string): string {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN;
+  if (!Number.isFinite(ms) || utcDay(ms) !== text) throw invalidField(field, 'must be a date YYYY-MM-DD');
+  return text;
 }
