@@ -32,11 +32,9 @@ describe('start-up banner', () => {
     });
     assert.equal(
       banner.message,
-      'model-platform serving on http://0.0.0.0:8080; API docs at http://127.0.0.1:8080/docs; no models configured; ' +
-        'with no configuration: chat completions (glm-edge-1.5b-chat), the tokenizer (glm-edge-1.5b-chat), web search, layout parsing (glm-ocr), the web reader',
       'model-platform serving on http://0.0.0.0:8080; API docs at http://127.0.0.1:8080/docs; console at http://127.0.0.1:8080/console; ' +
         'no models configured; ' +
-        'with no configuration: web search, layout parsing, the web reader',
+        'with no configuration: chat completions (glm-edge-1.5b-chat), the tokenizer (glm-edge-1.5b-chat), web search, layout parsing (glm-ocr), the web reader',
     );
   });
 
