@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { URL } from 'node:url';
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /** Every engine kind's folder under src/backends; engine-http is not a kind but what the kinds share. */
@@ -27,6 +28,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  // The operator console (React): the rules of hooks, which the type checker cannot see.
+  { files: ['src/console/**/*.{ts,tsx}'], ...reactHooks.configs.flat['recommended-latest'] },
   // core holds the platform's own concepts and the ports it needs; the server (http), the routes
   // (api), the engine adapters (backends) and the implementations of its ports (tools, store,
   // blobs, limits, tasks) build on it, never the other way round. src/platform, the composition

@@ -24,13 +24,15 @@ export interface StartupBanner {
   readonly fields: {
     readonly address: string;
     readonly docs: string;
+    /** The operator console (GET / leads there too). */
+    readonly console: string;
     readonly models: readonly ConfiguredModel[];
     readonly noConfiguration: readonly ZeroConfigurationFeature[];
   };
 }
 
 /**
- * The line `serve` logs once it listens: where it is, where its API docs are, which models the
+ * The line `serve` logs once it listens: where it is, where its API docs and console are, which models the
  * config file maps onto which engines, and what works with no configuration (the in-process
  * engines the config file does not override). `address` is the one it listens on;
  * `publicUrl` (MODEL_PLATFORM_PUBLIC_URL), when set, is where clients reach it.
@@ -38,6 +40,7 @@ export interface StartupBanner {
 export function startupBanner(options: { readonly address: string; readonly publicUrl: string | undefined; readonly config: PlatformConfig }): StartupBanner {
   const base = (options.publicUrl ?? reachable(options.address)).replace(/\/+$/, '');
   const docs = `${base}/docs`;
+  const operatorConsole = `${base}/console`;
   const configured = options.config.models ?? {};
   const models = Object.entries(configured)
     .map(([model, entry]) => configuredModel(model, entry))
@@ -47,10 +50,11 @@ export function startupBanner(options: { readonly address: string; readonly publ
   const message = [
     `model-platform serving on ${options.address}${exposeHint(options.address)}`,
     `API docs at ${docs}`,
+    `console at ${operatorConsole}`,
     models.length === 0 ? 'no models configured' : `configured: ${engines.join(', ')}`,
     `with no configuration: ${noConfiguration.map(({ feature, models: names }) => (names?.length === 1 ? `${feature} (${names[0]})` : feature)).join(', ')}`,
   ].join('; ');
-  return { message, fields: { address: options.address, docs, models, noConfiguration } };
+  return { message, fields: { address: options.address, docs, console: operatorConsole, models, noConfiguration } };
 }
 
 /** A model with several deployments names each kind once and every engine host. */

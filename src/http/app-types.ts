@@ -16,6 +16,7 @@ import type { Readiness } from '../core/health/readiness.ts';
 import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
 import type { ModelResolver } from '../core/models/model-resolver.ts';
 import type { TaskService } from '../core/tasks/task.ts';
+import type { TaskListing } from '../core/tasks/task-listing.ts';
 import type { UsageRecorder } from '../core/usage/usage-recorder.ts';
 import type { WebReader } from '../core/web/web-reader.ts';
 import type { BlobUrlSigner } from '../blobs/blob-url-signer.ts';
@@ -44,6 +45,8 @@ export interface AppDependencies {
   readonly files: FileStore;
   /** The knowledge bases of the retrieval tool (files uploaded with purpose=retrieval). */
   readonly knowledge: KnowledgeIndex;
+  /** Async tasks listed newest first, for GET /admin/tasks. */
+  readonly taskListing: TaskListing;
   /** Media given by URL in chat and tokenizer messages, fetched through the SSRF guard. */
   readonly mediaFetcher: MediaFetcher;
   /** The agents of /v1/agents, by agent_id. */

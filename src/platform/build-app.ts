@@ -23,6 +23,7 @@ import { installJsonBodyParser } from '../http/json-body-parser.ts';
 import { defaultServerLimits, installServerLimits, serverOptions, type ServerLimits } from '../http/server-limits.ts';
 import { watchShutdown } from '../http/shutdown.ts';
 import { installUsageRecording } from '../http/usage-recording.ts';
+import { registerConsoleRoutes } from '../http/console.route.ts';
 
 /** Default JSON body limit; endpoints that take base64 media raise their own. */
 const defaultBodyLimit = 8 * 1024 * 1024;
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDependencies, limits: ServerLimits = def
   registerHealthRoutes(app, deps);
   registerMetricsRoute(app, deps.metrics);
   await registerApiRoutes(app, deps);
+  await registerConsoleRoutes(app);
   return app;
 }
 

@@ -43,6 +43,8 @@ import { createChatTaskHandler } from '../core/chat/chat-task-handler.ts';
 import { createChatMediaFetcher } from '../tools/fetch/chat-media-fetcher.ts';
 import type { GuardedFetcher } from '../tools/fetch/guarded-fetcher.ts';
 import type { KnowledgeIndex } from '../core/knowledge/knowledge-index.ts';
+import type { TaskListing } from '../core/tasks/task-listing.ts';
+import { TaskListingRepository } from '../store/task-listing-repository.ts';
 import type { Agent } from '../agents/agent.ts';
 import { createAgents, type AgentId } from '../agents/index.ts';
 import { AgentConversationRepository } from '../store/agent-conversation-repository.ts';
@@ -89,6 +91,8 @@ export interface Platform {
   readonly files: FileStore;
   /** The knowledge bases of the retrieval tool, in the database. */
   readonly knowledge: KnowledgeIndex;
+  /** Async tasks listed newest first, for the admin API. */
+  readonly taskListing: TaskListing;
   /** Media given by URL in chat and tokenizer calls, fetched through the SSRF guard; closed with the platform. */
   readonly mediaFetcher: GuardedFetcher;
   /** The agents of /v1/agents, by agent_id, built on the services above. */
@@ -234,6 +238,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     blobUrls,
     files,
     knowledge,
+    taskListing: new TaskListingRepository(database),
     mediaFetcher,
     agents,
     tasks,

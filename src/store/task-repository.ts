@@ -244,7 +244,7 @@ function held(builder: TaskExpression, fence: TaskFence) {
   ]);
 }
 
-function toQueuedTask(row: Selectable<TaskTable>): QueuedTask {
+export function toQueuedTask(row: Selectable<TaskTable>): QueuedTask {
   return {
     id: row.id,
     kind: row.kind,

@@ -20,6 +20,7 @@ describe('start-up banner', () => {
     assert.deepEqual(banner.fields, {
       address: 'http://0.0.0.0:8080',
       docs: 'http://127.0.0.1:8080/docs',
+      console: 'http://127.0.0.1:8080/console',
       models: [],
       noConfiguration: [
         { feature: 'chat completions', models: ['glm-edge-1.5b-chat'], backend: 'llama-cpp' },
@@ -31,7 +32,8 @@ describe('start-up banner', () => {
     });
     assert.equal(
       banner.message,
-      'model-platform serving on http://0.0.0.0:8080; API docs at http://127.0.0.1:8080/docs; no models configured; ' +
+      'model-platform serving on http://0.0.0.0:8080; API docs at http://127.0.0.1:8080/docs; console at http://127.0.0.1:8080/console; ' +
+        'no models configured; ' +
         'with no configuration: chat completions (glm-edge-1.5b-chat), the tokenizer (glm-edge-1.5b-chat), web search, layout parsing (glm-ocr), the web reader',
     );
   });
@@ -48,6 +50,7 @@ describe('start-up banner', () => {
       },
     });
     assert.equal(banner.fields.docs, 'https://models.example.com/docs');
+    assert.equal(banner.fields.console, 'https://models.example.com/console');
     assert.deepEqual(banner.fields.models, [
       { model: 'glm-4.7', backend: 'openai-compatible', engineHost: 'gpu1.internal:8000' },
       { model: 'glm-ocr', backend: 'llama-cpp' },

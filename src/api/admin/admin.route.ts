@@ -9,6 +9,9 @@ import { toKeyObject, toUsageQuery, toUsageReport } from './admin.mapper.ts';
 import { registerKnowledgeAdminRoutes } from './knowledge-admin.route.ts';
 import { registerDeploymentAdminRoutes } from './deployments-admin.route.ts';
 import { registerModelFileAdminRoutes } from './model-files-admin.route.ts';
+import { registerRequestAdminRoute } from './requests-admin.route.ts';
+import { registerTaskAdminRoutes } from './tasks-admin.route.ts';
+import { registerUsageExportAdminRoute } from './usage-export-admin.route.ts';
 import {
   CreatedKey,
   CreateKeyRequest,
@@ -32,7 +35,7 @@ declare module 'fastify' {
 /**
  * The admin API under /admin: keys and their policies, top-ups and usage reports. Admin-scoped
  * keys only (policy `scope: admin`; the first key a platform creates is one); any other key gets
- * 1220, except on reads marked `ownRowsForUsers` (usage), which answer it with its own rows. The
+ * 1220, except on reads marked `ownRowsForUsers` (usage, tasks), which answer it with its own rows. The
  * CLI's `keys` commands run the same KeyAdmin operations.
  */
 export function registerAdminRoutes(app: App, deps: AppDependencies): void {
@@ -162,4 +165,7 @@ export function registerAdminRoutes(app: App, deps: AppDependencies): void {
   registerKnowledgeAdminRoutes(app, deps);
   registerDeploymentAdminRoutes(app, deps);
   registerModelFileAdminRoutes(app, deps);
+  registerTaskAdminRoutes(app, deps);
+  registerUsageExportAdminRoute(app, deps);
+  registerRequestAdminRoute(app, deps);
 }

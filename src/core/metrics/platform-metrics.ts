@@ -1,6 +1,7 @@
 import type { Capability } from '../models/capability.ts';
 import type { UsageRecord } from '../usage/usage-record.ts';
 import type { EngineCallObserver } from './instrument-backend.ts';
+import { RecentRequests } from './recent-requests.ts';
 import { MetricRegistry, type Counter, type Gauge, type Histogram, type ScrapeCollector } from './metric-registry.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
 
@@ -54,6 +55,8 @@ export class PlatformMetrics implements EngineCallObserver {
   readonly queueDepth: Gauge<'kind' | 'status'>;
   readonly tasksFinished: Counter<'kind' | 'outcome'>;
   readonly tokens: Counter<'model' | 'kind'>;
+  /** The last day's model calls by minute, for the admin API's request summary (GET /admin/requests). */
+  readonly recentRequests = new RecentRequests();
   readonly #knownModels: ReadonlySet<string>;
   readonly #stopProcessMetrics: () => void;
 
@@ -125,6 +128,7 @@ export class PlatformMetrics implements EngineCallObserver {
   observeRequest(labels: { route: string; method: string; model: string; status: string }, seconds: number): void {
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
+    if (labels.model !== '') this.recentRequests.record(labels.model, Number(labels.status), seconds);
   }
 
   engineCall(model: string, capability: Capability, seconds: number, deployment = ''): void {

@@ -12,6 +12,7 @@ import * as usageRollupByBatch from './0010-usage-rollup-by-batch.ts';
 import * as knowledgeBases from './0011-knowledge-bases.ts';
 import * as spendAndReservations from './0012-spend-and-reservations.ts';
 import * as pendingFiles from './0013-pending-files.ts';
+import * as taskListing from './0014-task-listing.ts';
 
 /** Every migration, in order; the names are recorded in the database and must never change. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011-knowledge-bases': knowledgeBases,
   '0012-spend-and-reservations': spendAndReservations,
   '0013-pending-files': pendingFiles,
+  '0014-task-listing': taskListing,
 };

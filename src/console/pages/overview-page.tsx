@@ -1,0 +1,106 @@
+import { useState } from 'react';
+import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { addDecimals, spendOf } from '../api/spend.ts';
+import { dayMs, utcDay, type UsageAnswer, type UsageRow } from '../api/usage-types.ts';
+import { useApiGet, type ListAnswer } from '../api/use-api.ts';
+import { useSession } from '../api/session.tsx';
+import { DeploymentTable, type Deployment } from './deployment-table.tsx';
+import { EmptyState, PageState } from './page-state.tsx';
+import { RequestSummary } from './request-summary.tsx';
+
+const periods = [
+  { label: 'Today', days: 1 },
+  { label: 'Last 7 days', days: 7 },
+  { label: 'Last 30 days', days: 30 },
+];
+
+/** Calls, tokens and spend by period, the busiest models, and (for operators) requests, failures and the deployments' health. */
+export function OverviewPage() {
+  const { admin } = useSession();
+  // The periods end at the time the page was opened; reading it again on each render would move them.
+  const [now] = useState(() => Date.now());
+  const usage = useApiGet<UsageAnswer>(`/admin/usage?from=${utcDay(now - 29 * dayMs)}&to=${utcDay(now)}`);
+  const deployments = useApiGet<ListAnswer<Deployment>>('/admin/deployments', { enabled: admin });
+  const rows = usage.data?.data ?? [];
+  return (
+    <Stack>
+      <Title order={2}>Overview</Title>
+      <PageState loading={usage.isPending} error={usage.error} label="Usage" />
+      {usage.data !== undefined && (
+        <SimpleGrid cols={{ base: 1, sm: 3 }}>
+          {periods.map((period) => {
+            const since = utcDay(now - (period.days - 1) * dayMs);
+            const inPeriod = rows.filter((row) => row.date >= since);
+            const spend = addDecimals(inPeriod.flatMap((row) => spendOf(row) ?? []));
+            return (
+              <Card withBorder key={period.label} aria-label={`Usage ${period.label}`}>
+                <Text size="sm" c="dimmed">
+                  {period.label}
+                </Text>
+                <Text fw={700} size="xl" data-testid={`calls-${period.days}`}>
+                  {sum(inPeriod, (row) => row.calls)} calls
+                </Text>
+                <Text size="sm" data-testid={`tokens-${period.days}`}>
+                  {sum(inPeriod, (row) => row.total_tokens)} tokens
+                </Text>
+                {spend !== undefined && (
+                  <Text size="sm" data-testid={`spend-${period.days}`}>
+                    spend {spend} {usage.data?.currency ?? ''}
+                  </Text>
+                )}
+              </Card>
+            );
+          })}
+        </SimpleGrid>
+      )}
+      {admin && <RequestSummary />}
+      <Title order={3}>Busiest models (30 days)</Title>
+      {usage.data !== undefined && rows.length === 0 && <EmptyState>No usage recorded in the last 30 days.</EmptyState>}
+      {rows.length > 0 && <ModelTable rows={rows} />}
+      {admin && (
+        <>
+          <Title order={3}>Deployments</Title>
+          <PageState loading={deployments.isPending} error={deployments.error} label="Deployments" />
+          {deployments.data?.data.length === 0 && <EmptyState>No model has deployments in the configuration.</EmptyState>}
+          {deployments.data !== undefined && deployments.data.data.length > 0 && <DeploymentTable deployments={deployments.data.data} />}
+        </>
+      )}
+    </Stack>
+  );
+}
+
+function ModelTable({ rows }: { rows: readonly UsageRow[] }) {
+  const byModel = new Map<string, UsageRow[]>();
+  for (const row of rows) byModel.set(row.model, [...(byModel.get(row.model) ?? []), row]);
+  const models = [...byModel.entries()].sort((left, right) => sum(right[1], (row) => row.calls) - sum(left[1], (row) => row.calls));
+  return (
+    <Table.ScrollContainer minWidth={360}>
+      <Table striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Model</Table.Th>
+            <Table.Th>Calls</Table.Th>
+            <Table.Th>Tokens</Table.Th>
+            <Table.Th>Spend</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {models.map(([model, modelRows]) => (
+            <Table.Tr key={model}>
+              <Table.Td>
+                <Badge variant="light">{model}</Badge>
+              </Table.Td>
+              <Table.Td>{sum(modelRows, (row) => row.calls)}</Table.Td>
+              <Table.Td>{sum(modelRows, (row) => row.total_tokens)}</Table.Td>
+              <Table.Td>{addDecimals(modelRows.flatMap((row) => spendOf(row) ?? [])) ?? '-'}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+function sum<Row>(rows: readonly Row[], read: (row: Row) => number): number {
+  return rows.reduce((total, row) => total + read(row), 0);
+}

@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, visit, type WatchedPage } from '../helpers/console-browser.ts';
+import { sseReply, startFakeOpenAiServer, vllmChunk, vllmUsageChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
+import { runCli } from '../helpers/cli-process.ts';
+import { digitalPdf, renderPagePng } from '../helpers/rendered-documents.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
+
+const weatherTool = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+
+describe('operator console: the playground', () => {
+  let engine: FakeOpenAiServer;
+  let test: TestPlatform;
+  let browser: Browser;
+  let baseUrl: string;
+  let adminKey: string;
+  let folder: string;
+  before(async () => {
+    ensureConsoleBuilt();
+    folder = mkdtempSync(join(tmpdir(), 'console-playground-'));
+    engine = await startFakeOpenAiServer();
+    test = await startTestPlatform({
+      config: { models: { 'glm-4.7': { backend: 'openai-compatible', baseUrl: engine.baseUrl, upstreamModel: 'zai-org/GLM' } } },
+    });
+    adminKey = (await test.platform.keyAdmin.create({ name: 'ops', policy: { scope: 'admin' } })).key;
+    baseUrl = await test.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await test?.close();
+    await engine?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  const overviewFigures = async (watched: WatchedPage) => {
+    await visit(watched, 'Overview', 'Overview');
+    const calls = watched.page.getByTestId('calls-1');
+    await calls.waitFor();
+    const text = (testId: string) => watched.page.getByTestId(testId).textContent();
+    return { calls: await calls.textContent(), tokens: await text('tokens-1'), requests: await text('requests-hour'), errors: await text('errors-hour') };
+  };
+
+  it('streams reasoning and text as they arrive, shows the tool call, and the overview counts the call', async () => {
+    // A slow stream: each event a while after the last, so the page is seen between them.
+    engine.enqueue(
+      sseReply(
+        [
+          vllmChunk({ role: 'assistant', content: '' }),
+          vllmChunk({ reasoning_content: 'The user wants ' }),
+          vllmChunk({ reasoning_content: 'the weather.' }),
+          vllmChunk({ content: 'Let me ' }),
+          vllmChunk({ content: 'check.' }),
+          vllmChunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+          vllmChunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] }),
+          vllmChunk({}, 'tool_calls'),
+          vllmUsageChunk({ promptTokens: 12, completionTokens: 7 }),
+        ],
+        { delayMs: 300 },
+      ),
+    );
+    const watched = await openWatchedPage(browser, baseUrl);
+    const { page } = watched;
+    await signIn(watched, adminKey);
+    assert.deepEqual(await overviewFigures(watched), { calls: '0 calls', tokens: '0 tokens', requests: '0 requests', errors: '0 errors, 0 refused' });
+
+    await visit(watched, 'Playground', 'Playground');
+    await page
+      .getByRole('textbox', { name: 'Model', exact: true })
+      .or(page.getByRole('combobox', { name: 'Model', exact: true }))
+      .first()
+      .click();
+    await page.getByRole('option', { name: 'glm-4.7' }).click();
+    await page.getByLabel(/^Message/).fill('Weather in Paris?');
+    await page.getByLabel('Tools (JSON array, as the API takes them)').fill(JSON.stringify(weatherTool));
+    assert.match((await page.getByTestId('curl').textContent()) ?? '', /curl http:\/\/127\.0\.0\.1:\d+\/paas\/v4\/chat\/completions[\s\S]*"get_weather"/);
+    await page.getByRole('button', { name: 'Send' }).click();
+
+    // Seen part-way: the first reasoning fragment alone, then the first text fragment before the rest.
+    const shows = (testId: string, text: string) =>
+      page.waitForFunction(`document.querySelector('[data-testid="${testId}"]')?.textContent === ${JSON.stringify(text)}`);
+    await shows('reasoning', 'The user wants ');
+    assert.equal(await page.getByTestId('answer').count(), 0, 'no text before the reasoning is done');
+    await shows('answer', 'Let me ');
+    assert.equal(await page.getByTestId('tool-call').count(), 0, 'the tool call comes after the text');
+    await page.getByTestId('finish').waitFor();
+    assert.equal(await page.getByTestId('reasoning').textContent(), 'The user wants the weather.');
+    assert.equal(await page.getByTestId('answer').textContent(), 'Let me check.');
+    assert.match((await page.getByTestId('tool-call').textContent()) ?? '', /get_weather[\s\S]*\{"city":"Paris"\}/);
+    assert.match((await page.getByTestId('finish').textContent()) ?? '', /finish_reason tool_calls, 12 prompt \+ 7 completion tokens/);
+    await watched.screenshot('playground-chat-desktop');
+    assert.equal(engine.requests.length, 1);
+    assert.equal(engine.requests[0]?.body['stream'], true);
+
+    // The ledger is written in batches: the overview shows the call once it is.
+    await test.platform.usage.flush();
+    assert.deepEqual(await overviewFigures(watched), { calls: '1 calls', tokens: '19 tokens', requests: '1 requests', errors: '0 errors, 0 refused' });
+
+    // The usage page's CSV is the CLI's `usage report --format csv` for the same grouping and days.
+    await visit(watched, 'Usage & spend', 'Usage & spend');
+    await page.getByText('Key', { exact: true }).click();
+    await page.getByRole('cell', { name: adminKey.split('.')[0] ?? '-' }).waitFor();
+    const from = await page.getByLabel('From (UTC day)').inputValue();
+    const to = await page.getByLabel('To (UTC day)').inputValue();
+    const downloaded = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = readFileSync((await (await downloaded).path()) ?? '', 'utf8');
+    const cli = await runCli(['usage', 'report', '--by', 'key', '--from', from, '--to', to, '--format', 'csv'], {
+      MODEL_PLATFORM_DATA_DIR: test.platform.settings.dataDir,
+    });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.equal(csv, cli.stdout);
+    assert.match(csv, new RegExp(`^key_id,key_name,calls,prompt_tokens,completion_tokens,[^\\r]*\\r\\n${adminKey.split('.')[0]},ops,1,12,7,`));
+    await watched.screenshot('usage-after-chat-desktop');
+    watched.assertClean();
+    await page.context().close();
+  });
+
+  it('runs OCR on an uploaded page and draws each element’s box over it', async () => {
+    const png = await renderPagePng({
+      width: 800,
+      height: 500,
+      items: [
+        { text: 'Quarterly report', x: 60, y: 50, size: 40, bold: true },
+        { text: 'Revenue grew by twelve percent in the third quarter.', x: 60, y: 160, size: 24 },
+        { text: 'Costs stayed flat while the team doubled.', x: 60, y: 230, size: 24 },
+      ],
+    });
+    const file = join(folder, 'report.png');
+    writeFileSync(file, png);
+    const watched = await openWatchedPage(browser, baseUrl);
+    const { page } = watched;
+    await signIn(watched, adminKey);
+    await visit(watched, 'Playground', 'Playground');
+    await page.getByRole('tab', { name: 'OCR' }).click();
+    await page.locator('input[type="file"]').setInputFiles(file);
+    const parsed = page.waitForResponse((response) => response.url().endsWith('/paas/v4/layout_parsing'));
+    await page.getByRole('button', { name: 'Parse' }).click();
+    const answer = (await (await parsed).json()) as { layout_details: { bbox_2d: number[] }[][]; md_results: string };
+    assert.match(answer.md_results, /Quarterly report/);
+    const elements = answer.layout_details[0] ?? [];
+    assert.ok(elements.length >= 2, JSON.stringify(answer.layout_details));
+    await page
+      .getByTestId('ocr-box')
+      .nth(elements.length - 1)
+      .waitFor();
+    assert.equal(await page.getByTestId('ocr-box').count(), elements.length, 'one box per element');
+    // Each box lies where the element is: its corners are the element's, scaled to the shown page.
+    const shown = await page.getByRole('img', { name: 'Page 1' }).boundingBox();
+    const first = await page.getByTestId('ocr-box').first().boundingBox();
+    const [x1 = 0, y1 = 0] = elements[0]?.bbox_2d ?? [];
+    assert.ok(shown !== null && first !== null);
+    assert.ok(
+      Math.abs(first.x - (shown.x + x1 * shown.width)) < 3 && Math.abs(first.y - (shown.y + y1 * shown.height)) < 3,
+      JSON.stringify({ shown, first, x1, y1 }),
+    );
+    await watched.screenshot('playground-ocr-desktop');
+
+    // A PDF: its pages are rendered in the page (pdf.js) and the boxes drawn over each.
+    const pdf = join(folder, 'report.pdf');
+    writeFileSync(
+      pdf,
+      await digitalPdf([
+        {
+          width: 600,
+          height: 400,
+          items: [
+            { text: 'Minutes of the meeting', x: 50, y: 50, size: 28 },
+            { text: 'Everyone agreed.', x: 50, y: 150, size: 16 },
+          ],
+        },
+      ]),
+    );
+    await page.locator('input[type="file"]').setInputFiles(pdf);
+    const parsedPdf = page.waitForResponse((response) => response.url().endsWith('/paas/v4/layout_parsing'));
+    await page.getByRole('button', { name: 'Parse' }).click();
+    const pdfAnswer = (await (await parsedPdf).json()) as { layout_details: unknown[][] };
+    const pdfElements = pdfAnswer.layout_details[0]?.length ?? 0;
+    assert.ok(pdfElements >= 2, JSON.stringify(pdfAnswer.layout_details));
+    await page
+      .getByTestId('ocr-box')
+      .nth(pdfElements - 1)
+      .waitFor();
+    assert.equal(await page.getByTestId('ocr-box').count(), pdfElements);
+    await page.getByRole('img', { name: 'Page 1' }).evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
+    await watched.screenshot('playground-ocr-pdf-desktop');
+    watched.assertClean();
+    await page.context().close();
+  });
+});
