@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** One file the fake hub serves; `servedBytes` in place of `bytes` goes out over the wire (a corrupted transfer). */
-export interface FakeHubFile {
+interface FakeHubFile {
   readonly repo: string;
   readonly file: string;
   readonly bytes: Buffer;

@@ -2,7 +2,7 @@ import type { ModelEntry } from '../config/config.schema.ts';
 import { defaultChatModel, platformModels } from './platform-models.ts';
 
 /** Its weights (Q4_K_M, about 1 GB), fetched from the hub on first start or by `model-platform pull`. */
-export const defaultChatModelFile = 'hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K_M.gguf';
+const defaultChatModelFile = 'hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K_M.gguf';
 
 /**
  * Models that work with no configuration, served by in-process engines (docs/architecture.md, "Composition"):

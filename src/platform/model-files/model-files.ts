@@ -6,7 +6,7 @@ import { downloadHubFile, type DownloadProgress } from './download-hub-file.ts';
 import { parseHfUri, type HfFileReference } from './hf-uri.ts';
 import { HubFileError, readHubFileMetadata } from './hub-file-metadata.ts';
 
-export type ModelFileState = 'ready' | 'downloading' | 'failed' | 'missing';
+type ModelFileState = 'ready' | 'downloading' | 'failed' | 'missing';
 
 /** One hf:// file as the console and /readyz show it. */
 export interface ModelFileStatus {
