@@ -50,7 +50,7 @@ describe('official SDKs against the server', () => {
     assert.ok(error instanceof OpenAI.BadRequestError, String(error));
     assert.equal(error.status, 400);
     assert.equal(error.code, '1221');
-    assert.match(error.message, /models: \{ glm-4\.7: \{ backend: /);
+    assert.match(error.message, /models: \{ glm-4\.7: \{ alias: glm-edge-1\.5b-chat \}/);
   });
 
   it('zhipuai-sdk-nodejs-v4 (bare JWT with µs exp) surfaces 1211 for an unknown model', async () => {
