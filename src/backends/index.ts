@@ -22,6 +22,8 @@ import { createSearxngBackend } from './searxng/searxng.backend.ts';
 import { SearxngSettingsSchema } from './searxng/searxng-settings.ts';
 import { createZaiBackend } from './zai/zai.backend.ts';
 import { ZaiSettingsSchema } from './zai/zai-settings.ts';
+import { createWhisperCppBackend } from './whisper-cpp/whisper-cpp.backend.ts';
+import { WhisperCppSettingsSchema } from './whisper-cpp/whisper-cpp-settings.ts';
 
 /** One engine kind: the settings schema of its config entries and the factory that builds it from them. */
 interface BackendDefinition<Settings extends TObject> {
@@ -47,6 +49,7 @@ const backends = {
   'paddle-ocr': backend(PaddleOcrSettingsSchema, createPaddleOcrBackend),
   'glm-ocr': backend(GlmOcrSettingsSchema, createGlmOcrBackend),
   'openai-transcription': backend(OpenAiTranscriptionSettingsSchema, createOpenAiTranscriptionBackend),
+  'whisper-cpp': backend(WhisperCppSettingsSchema, createWhisperCppBackend),
   'local-index': backend(LocalIndexSettingsSchema, createLocalIndexBackend),
   searxng: backend(SearxngSettingsSchema, createSearxngBackend),
 };

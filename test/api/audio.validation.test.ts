@@ -7,7 +7,30 @@ import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-
 const url = '/paas/v4/audio/transcriptions';
 const maxAudioBytes = 25 * 1024 * 1024;
 
-const audio = Buffer.from('RIFF....WAVEfmt fake audio bytes');
+/**
+ * A WAV of `totalBytes` (silence) that declares `byteRate`: real enough for the platform's format
+ * and 30-second checks, so a request reaches glm-asr-2512's engine, which with no config file is
+ * whisper.cpp still waiting for its model file (1221).
+ */
+function silentWav(totalBytes: number, byteRate = 32_000): Buffer {
+  const wav = Buffer.alloc(totalBytes);
+  wav.write('RIFF', 0, 'latin1');
+  wav.writeUInt32LE(totalBytes - 8, 4);
+  wav.write('WAVEfmt ', 8, 'latin1');
+  wav.writeUInt32LE(16, 16);
+  const channels = 8;
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(channels, 22);
+  wav.writeUInt32LE(byteRate / channels / 2, 24);
+  wav.writeUInt32LE(byteRate, 28);
+  wav.writeUInt16LE(channels * 2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36, 'latin1');
+  wav.writeUInt32LE(totalBytes - 44, 40);
+  return wav;
+}
+
+const audio = silentWav(3244);
 const audioFile: FormEntry = ['file', audio, 'speech.wav', 'audio/wav'];
 const model: FormEntry = ['model', 'glm-asr-2512'];
 const base64Audio = audio.toString('base64');
@@ -71,7 +94,7 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
   it('rejects a file of 25 MB + 1 byte, read under the limit while streaming, and accepts exactly 25 MB', async () => {
     const tooLarge = await postForm(test, url, [model, ['file', Buffer.alloc(maxAudioBytes + 1), 'long.wav']]);
     assertPlatformError(tooLarge, { status: 400, code: '1214', mentions: ['file', '25 MB', String(maxAudioBytes)] });
-    const atLimit = await postForm(test, url, [model, ['file', Buffer.alloc(maxAudioBytes), 'long.wav']]);
+    const atLimit = await postForm(test, url, [model, ['file', silentWav(maxAudioBytes, 1_048_576), 'long.wav']]);
     assertPlatformError(atLimit, { status: 400, code: '1221', mentions: ['glm-asr-2512'] });
   });
 
@@ -80,7 +103,7 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
     assertPlatformError(response, { status: 400, code: '1214', mentions: ['file_base64', String(maxAudioBytes)] });
   });
 
-  it('accepts a full request (SDK encodings, unknown fields ignored) and says no engine is configured', async () => {
+  it('accepts a full request (SDK encodings, unknown fields ignored) and says its engine is not ready', async () => {
     const response = await postForm(test, url, [
       model,
       ['prompt', 'Earlier transcript.'],
@@ -93,7 +116,7 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
       ['temperature', '0.2'],
       audioFile,
     ]);
-    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-asr-2512', 'models:'] });
+    assertPlatformError(response, { status: 400, code: '1221', mentions: ['glm-asr-2512', 'hf://'] });
     assert.equal(response.headers['x-request-id'], 'req-audio-123456');
   });
 
@@ -129,8 +152,11 @@ describe('POST /paas/v4/audio/transcriptions contract', () => {
   });
 
   it('accepts a catalog model whose engine this build runs, and reads the audio before calling it', async () => {
-    // The fake bytes above start like a WAV but hold no audio: refused before the (unreachable) engine.
-    const response = await postForm(test, url, [['model', 'my-asr'], audioFile]);
+    // Bytes that start like a WAV but hold no audio: refused before the (unreachable) engine.
+    const response = await postForm(test, url, [
+      ['model', 'my-asr'],
+      ['file', Buffer.from('RIFF....WAVEfmt fake audio bytes'), 'speech.wav', 'audio/wav'],
+    ]);
     assertPlatformError(response, { status: 400, code: '1214', mentions: ['file', 'WAV or MP3'] });
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiTranscriptionBackend } from '../../src/backends/openai-transcription/openai-transcription.backend.ts';
-import { promptWithHotwords } from '../../src/backends/openai-transcription/openai-transcriber.ts';
+import { promptWithHotwords } from '../../src/core/media/whisper-prompt.ts';
 import type { OpenAiTranscriptionSettings } from '../../src/backends/openai-transcription/openai-transcription-settings.ts';
 import type { TranscriptionRequest } from '../../src/core/media/transcriber.ts';
 import { probeAudio } from '../../src/tools/media/audio-probe.ts';

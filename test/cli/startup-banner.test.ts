@@ -27,6 +27,7 @@ describe('start-up banner', () => {
         { feature: 'the tokenizer', models: ['glm-edge-1.5b-chat'], backend: 'llama-cpp' },
         { feature: 'web search', models: searchModels, backend: 'local-index' },
         { feature: 'layout parsing', models: ['glm-ocr'], backend: 'paddle-ocr' },
+        { feature: 'audio transcription', models: ['glm-asr-2512'], backend: 'whisper-cpp' },
         { feature: 'the web reader', backend: 'built-in reader' },
       ],
     });
@@ -34,7 +35,7 @@ describe('start-up banner', () => {
       banner.message,
       'model-platform serving on http://0.0.0.0:8080; API docs at http://127.0.0.1:8080/docs; console at http://127.0.0.1:8080/console; ' +
         'no models configured; ' +
-        'with no configuration: chat completions (glm-edge-1.5b-chat), the tokenizer (glm-edge-1.5b-chat), web search, layout parsing (glm-ocr), the web reader',
+        'with no configuration: chat completions (glm-edge-1.5b-chat), the tokenizer (glm-edge-1.5b-chat), web search, layout parsing (glm-ocr), audio transcription (glm-asr-2512), the web reader',
     );
   });
 
@@ -57,7 +58,7 @@ describe('start-up banner', () => {
     ]);
     assert.deepEqual(
       banner.fields.noConfiguration.map(({ feature }) => feature),
-      ['chat completions', 'the tokenizer', 'web search', 'the web reader'],
+      ['chat completions', 'the tokenizer', 'web search', 'audio transcription', 'the web reader'],
     );
     assert.match(banner.message, /configured: glm-4\.7 -> openai-compatible at gpu1\.internal:8000, glm-ocr -> llama-cpp;/);
     const logged = JSON.stringify(banner);
@@ -84,7 +85,7 @@ describe('start-up banner', () => {
       assert.deepEqual(banner['models'], [{ model: 'glm-4.7', backend: 'openai-compatible', engineHost: '127.0.0.1:9' }]);
       assert.match(
         String(banner['msg']),
-        /with no configuration: chat completions \(glm-edge-1\.5b-chat\), the tokenizer \(glm-edge-1\.5b-chat\), web search, layout parsing \(glm-ocr\), the web reader/,
+        /with no configuration: chat completions \(glm-edge-1\.5b-chat\), the tokenizer \(glm-edge-1\.5b-chat\), web search, layout parsing \(glm-ocr\), audio transcription \(glm-asr-2512\), the web reader/,
       );
       assert.match(
         String(banner['msg']),

@@ -24,8 +24,11 @@ describe('GET /readyz asks the database, Redis and the object store', () => {
         status: 'ready',
         database: 'sqlite',
         checks: { database: 'ok', redis: 'not configured', objectStore: 'ok', disk: 'ok' },
-        // The default chat model's file, not fetched in tests: listed, and the node ready all the same.
-        modelFiles: [{ uri: 'hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K_M.gguf@main', state: 'missing' }],
+        // The default chat and transcription models' files, not fetched in tests: listed, and the node ready all the same.
+        modelFiles: [
+          { uri: 'hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K_M.gguf@main', state: 'missing' },
+          { uri: 'hf://ggerganov/whisper.cpp/ggml-base.bin@main', state: 'missing' },
+        ],
       });
       assert.deepEqual((await test.app.inject({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
     } finally {

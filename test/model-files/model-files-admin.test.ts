@@ -35,11 +35,12 @@ describe('GET /admin/model-files', () => {
           total_bytes: null,
           error: null,
         },
+        { uri: 'hf://ggerganov/whisper.cpp/ggml-base.bin@main', bytes: null, state: 'missing', downloaded_bytes: 0, total_bytes: null, error: null },
         { uri: 'hf://tiny-org/tiny-gguf/tiny.gguf@v1', bytes: null, state: 'missing', downloaded_bytes: 0, total_bytes: null, error: null },
         { uri: 'hf://tiny-org/tiny-tokenizer/tokenizer.json@main', bytes: null, state: 'missing', downloaded_bytes: 0, total_bytes: null, error: null },
       ],
     );
-    assert.match(String(data[1]?.['path']), /models\/tiny-org--tiny-gguf\/v1\/tiny\.gguf$/);
+    assert.match(String(data[2]?.['path']), /models\/tiny-org--tiny-gguf\/v1\/tiny\.gguf$/);
     const refused = await test.app.inject({ method: 'GET', url: '/admin/model-files', headers: { authorization: test.authorization } });
     // Refused as every admin route refuses a key without the admin scope (its status is the admin API's).
     assert.ok(refused.statusCode >= 400, refused.body);

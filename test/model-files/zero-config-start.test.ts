@@ -7,6 +7,8 @@ import OpenAI from 'openai';
 import { startServer, type ServerProcess } from '../helpers/cli-process.ts';
 import { startFakeHub, type FakeHub } from '../helpers/fake-hugging-face-hub.ts';
 import { writeTinyGlmGguf } from '../helpers/tiny-glm-gguf.ts';
+import { writeTinyWhisperModel } from '../helpers/tiny-whisper-ggml.ts';
+import { makeAudioSamples } from '../helpers/audio-samples.ts';
 
 const key = 'zeroconfig.0123456789abcdef0123456789abcdef';
 const model = 'glm-edge-1.5b-chat';
@@ -24,7 +26,13 @@ describe('zero-configuration start: the default chat model fetched from the hub'
   const weights = readFileSync(writeTinyGlmGguf());
 
   before(async () => {
-    hub = await startFakeHub({ files: [{ repo: 'THUDM/glm-edge-1.5b-chat-gguf', file: 'ggml-model-Q4_K_M.gguf', bytes: weights }], holdAfterBytes: 100_000 });
+    hub = await startFakeHub({
+      files: [
+        { repo: 'THUDM/glm-edge-1.5b-chat-gguf', file: 'ggml-model-Q4_K_M.gguf', bytes: weights },
+        { repo: 'ggerganov/whisper.cpp', file: 'ggml-base.bin', bytes: readFileSync(writeTinyWhisperModel()) },
+      ],
+      holdAfterBytes: 100_000,
+    });
     dataDir = mkdtempSync(join(tmpdir(), 'zero-config-start-'));
     server = await startServer({ HF_ENDPOINT: hub.endpoint, MODEL_PLATFORM_DATA_DIR: dataDir, MODEL_PLATFORM_BOOTSTRAP_KEY: key, MODEL_PLATFORM_PULL: 'on' });
   });
@@ -55,18 +63,22 @@ describe('zero-configuration start: the default chat model fetched from the hub'
   it('while the file downloads: chat names the download and its percentage; /readyz and /admin/model-files show it', async () => {
     await waitFor(
       async () =>
-        ((await (await get('/admin/model-files')).json()) as { data: { state: string; downloaded_bytes: number }[] }).data[0]?.downloaded_bytes === 100_000,
+        ((await (await get('/admin/model-files')).json()) as { data: { uri: string; downloaded_bytes: number }[] }).data.find((file) => file.uri === uri)
+          ?.downloaded_bytes === 100_000,
     );
     const response = await post('/paas/v4/chat/completions', { model, messages: hello });
     const body = (await response.json()) as { error: { code: string; message: string } };
     assert.equal(response.status, 400);
     assert.equal(body.error.code, '1221');
     assert.match(body.error.message, new RegExp(`Model 'glm-edge-1\\.5b-chat' is not ready: the platform is downloading ${escape(uri)} \\(20% of 478 KB\\)`));
-    const ready = (await (await fetch(`${server.baseUrl}/readyz`)).json()) as { modelFiles?: unknown };
-    assert.deepEqual(ready.modelFiles, [{ uri, state: 'downloading', progress: '20% of 478 KB' }]);
+    const ready = (await (await fetch(`${server.baseUrl}/readyz`)).json()) as { modelFiles: { uri: string }[] };
+    assert.deepEqual(
+      ready.modelFiles.find((file) => file.uri === uri),
+      { uri, state: 'downloading', progress: '20% of 478 KB' },
+    );
     const files = (await (await get('/admin/model-files')).json()) as { data: Record<string, unknown>[] };
     assert.deepEqual(
-      files.data.map(({ path: _path, ...rest }) => rest),
+      files.data.filter((file) => file['uri'] === uri).map(({ path: _path, ...rest }) => rest),
       [{ uri, bytes: null, state: 'downloading', downloaded_bytes: 100_000, total_bytes: weights.length, error: null }],
     );
     assert.match(server.output(), /downloading hf:\/\/THUDM\/glm-edge-1\.5b-chat-gguf\/ggml-model-Q4_K_M\.gguf@main: 20% of 478 KB/);
@@ -74,7 +86,7 @@ describe('zero-configuration start: the default chat model fetched from the hub'
 
   it('once in place: chat answers for real, sync and streamed, and the tokenizer counts what chat counted', async () => {
     hub.release();
-    await waitFor(async () => ((await (await get('/admin/model-files')).json()) as { data: { state: string }[] }).data[0]?.state === 'ready');
+    await waitFor(async () => ((await (await get('/admin/model-files')).json()) as { data: { state: string }[] }).data.every((file) => file.state === 'ready'));
     const completion = await openai().chat.completions.create({ model, messages: hello, max_tokens: 8, temperature: 0 });
     assert.equal(completion.model, model);
     assert.ok(completion.usage !== undefined && completion.usage.completion_tokens > 0);
@@ -89,6 +101,19 @@ describe('zero-configuration start: the default chat model fetched from the hub'
     const counted = (await (await post('/paas/v4/tokenizer', { model, messages: hello })).json()) as { usage: { prompt_tokens: number } };
     assert.equal(counted.usage.prompt_tokens, completion.usage.prompt_tokens);
     assert.match(server.output(), /"device":"cpu","msg":"model glm-edge-1\.5b-chat loaded on the CPU \(\d+ threads\)"/);
+  });
+
+  it('once in place: glm-asr-2512 transcribes through whisper.cpp, with no config file', async () => {
+    const samples = await makeAudioSamples('Hello there, the weather is fine today.');
+    const form = new FormData();
+    form.append('model', 'glm-asr-2512');
+    form.append('file', new Blob([samples.wav], { type: 'audio/wav' }), 'speech.wav');
+    const response = await fetch(`${server.baseUrl}/paas/v4/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const body = (await response.json()) as { text?: unknown; model?: unknown };
+    assert.equal(response.status, 200, JSON.stringify(body));
+    assert.equal(body.model, 'glm-asr-2512');
+    // Random weights: some text, never the words.
+    assert.ok(typeof body.text === 'string' && body.text.length > 0, JSON.stringify(body));
   });
 
   it('the translation agent runs on the default model', async () => {

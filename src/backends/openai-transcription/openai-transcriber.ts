@@ -2,6 +2,7 @@ import type { FormData } from 'undici';
 import { audioForm } from '../engine-http/audio-form.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
+import { promptWithHotwords } from '../../core/media/whisper-prompt.ts';
 import { postJson, type EngineConnection } from '../engine-http/engine-request.ts';
 import { asRecord, asString } from '../engine-http/wire-reading.ts';
 
@@ -46,11 +47,4 @@ export class OpenAiTranscriber implements Transcriber {
     for (const word of request.hotwords) form.append('hotwords', word);
     return form;
   }
-}
-
-/** The prompt, with the hotwords appended as a comma-separated list (Whisper's way of learning words). */
-export function promptWithHotwords(prompt: string | undefined, hotwords: readonly string[]): string | undefined {
-  const words = hotwords.filter((word) => word !== '').join(', ');
-  if (words === '') return prompt === '' ? undefined : prompt;
-  return prompt === undefined || prompt === '' ? words : `${prompt} ${words}`;
 }
