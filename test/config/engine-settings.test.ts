@@ -27,6 +27,7 @@ const requiredByKind: Record<string, Record<string, string>> = {
   'paddle-ocr': {},
   'glm-ocr': { baseUrl: '"http://gpu3:8000/v1"' },
   'openai-transcription': { baseUrl: '"http://gpu3:8000/v1"' },
+  'whisper-cpp': { modelPath: './models/ggml-base.bin' },
   'local-index': {},
   searxng: { baseUrl: '"http://searxng:8080"' },
 };
@@ -119,9 +120,9 @@ describe('did you mean', () => {
   });
 });
 
-describe('the README table of engine settings', () => {
+describe('the table of engine settings in docs/configuration.md', () => {
   it('lists each kind with exactly the settings of its schema, the required ones in bold', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
     const listed = new Map<string, { settings: string[]; required: string[] }>();
     for (const [, kinds = '', cells = ''] of readme.matchAll(/^\| (`[a-z-]+`(?:, `[a-z-]+`)*) \| (.*) \|$/gm)) {
       const settings = cells === 'none' ? [] : [...cells.matchAll(/\*{0,2}`([A-Za-z]+)`\*{0,2}(?: \(default [^)]*\))?/g)].map((match) => match[1] ?? '');
