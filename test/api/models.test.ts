@@ -7,7 +7,7 @@ import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
 /** Served with no configuration: web search on the local index and layout parsing on PaddleOCR. */
-const zeroConfig = ['glm-edge-1.5b-chat', 'glm-ocr', 'search-prime', 'search_pro', 'search_pro_quark', 'search_pro_sogou', 'search_std'];
+const zeroConfig = ['glm-asr-2512', 'glm-edge-1.5b-chat', 'glm-ocr', 'search-prime', 'search_pro', 'search_pro_quark', 'search_pro_sogou', 'search_std'];
 
 describe('GET /paas/v4/models and /models/{id}', () => {
   let test: TestPlatform;
