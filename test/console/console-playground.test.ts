@@ -10,6 +10,18 @@ import { runCli } from '../helpers/cli-process.ts';
 import { digitalPdf, renderPagePng } from '../helpers/rendered-documents.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
+// The playground's model has a price: per call and per token, decimals of micro-units as operators write them.
+const price = { perCall: '100', perPromptToken: '0.5', perCompletionToken: '2.25' };
+// The tokens the fake engine reports for the chat.
+const reported = { promptTokens: 12, completionTokens: 7 };
+
+/** A price decimal in hundredths of a micro-unit, read from its digits (no binary floats). */
+function hundredthsOf(decimal: string): number {
+  const [whole = '0', fraction = ''] = decimal.split('.');
+  assert.ok(fraction.length <= 2, decimal);
+  return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+}
+
 const weatherTool = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
 
 describe('operator console: the playground', () => {
@@ -24,7 +36,10 @@ describe('operator console: the playground', () => {
     folder = mkdtempSync(join(tmpdir(), 'console-playground-'));
     engine = await startFakeOpenAiServer();
     test = await startTestPlatform({
-      config: { models: { 'glm-4.7': { backend: 'openai-compatible', baseUrl: engine.baseUrl, upstreamModel: 'zai-org/GLM' } } },
+      config: {
+        models: { 'glm-4.7': { backend: 'openai-compatible', baseUrl: engine.baseUrl, upstreamModel: 'zai-org/GLM' } },
+        billing: { currency: 'EUR', prices: { 'glm-4.7': price } },
+      },
     });
     adminKey = (await test.platform.keyAdmin.create({ name: 'ops', policy: { scope: 'admin' } })).key;
     baseUrl = await test.app.listen({ host: '127.0.0.1', port: 0 });
@@ -42,7 +57,13 @@ describe('operator console: the playground', () => {
     const calls = watched.page.getByTestId('calls-1');
     await calls.waitFor();
     const text = (testId: string) => watched.page.getByTestId(testId).textContent();
-    return { calls: await calls.textContent(), tokens: await text('tokens-1'), requests: await text('requests-hour'), errors: await text('errors-hour') };
+    return {
+      calls: await calls.textContent(),
+      tokens: await text('tokens-1'),
+      spend: await text('spend-1'),
+      requests: await text('requests-hour'),
+      errors: await text('errors-hour'),
+    };
   };
 
   it('streams reasoning and text as they arrive, shows the tool call, and the overview counts the call', async () => {
@@ -58,7 +79,7 @@ describe('operator console: the playground', () => {
           vllmChunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
           vllmChunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Paris"}' } }] }),
           vllmChunk({}, 'tool_calls'),
-          vllmUsageChunk({ promptTokens: 12, completionTokens: 7 }),
+          vllmUsageChunk(reported),
         ],
         { delayMs: 300 },
       ),
@@ -66,7 +87,13 @@ describe('operator console: the playground', () => {
     const watched = await openWatchedPage(browser, baseUrl);
     const { page } = watched;
     await signIn(watched, adminKey);
-    assert.deepEqual(await overviewFigures(watched), { calls: '0 calls', tokens: '0 tokens', requests: '0 requests', errors: '0 errors, 0 refused' });
+    assert.deepEqual(await overviewFigures(watched), {
+      calls: '0 calls',
+      tokens: '0 tokens',
+      spend: '0.000000 EUR spent',
+      requests: '0 requests',
+      errors: '0 errors, 0 refused',
+    });
 
     await visit(watched, 'Playground', 'Playground');
     await page
@@ -96,9 +123,48 @@ describe('operator console: the playground', () => {
     assert.equal(engine.requests.length, 1);
     assert.equal(engine.requests[0]?.body['stream'], true);
 
+    // What the call costs: per call + per token, summed exactly and rounded up once to a whole
+    // micro-unit (100 + 12 x 0.5 + 7 x 2.25 = 121.75 -> 122 micro-units, 0.000122 EUR).
+    const hundredths =
+      hundredthsOf(price.perCall) +
+      reported.promptTokens * hundredthsOf(price.perPromptToken) +
+      reported.completionTokens * hundredthsOf(price.perCompletionToken);
+    const spendMicros = Math.ceil(hundredths / 100);
+    const spend = `0.${String(spendMicros).padStart(6, '0')}`;
+    assert.equal(spend, '0.000122');
+
     // The ledger is written in batches: the overview shows the call once it is.
     await test.platform.usage.flush();
-    assert.deepEqual(await overviewFigures(watched), { calls: '1 calls', tokens: '19 tokens', requests: '1 requests', errors: '0 errors, 0 refused' });
+    assert.deepEqual(await overviewFigures(watched), {
+      calls: '1 calls',
+      tokens: '19 tokens',
+      spend: `${spend} EUR spent`,
+      requests: '1 requests',
+      errors: '0 errors, 0 refused',
+    });
+    assert.equal(
+      await page
+        .getByRole('table', { name: 'Busiest models' })
+        .getByRole('row', { name: /glm-4\.7/ })
+        .getByRole('cell')
+        .last()
+        .textContent(),
+      spend,
+    );
+    await watched.screenshot('overview-after-chat-desktop');
+    // The admin API's total is the same amount.
+    const usage = await fetch(`${baseUrl}/admin/usage`, { headers: { authorization: `Bearer ${adminKey}` } });
+    assert.equal(usage.status, 200);
+    const report = (await usage.json()) as { currency: string; total: { calls: number; spend_micros: number; spend: string } };
+    assert.deepEqual(
+      { currency: report.currency, calls: report.total.calls, spendMicros: report.total.spend_micros, spend: report.total.spend },
+      {
+        currency: 'EUR',
+        calls: 1,
+        spendMicros,
+        spend,
+      },
+    );
 
     // The usage page's CSV is the CLI's `usage report --format csv` for the same grouping and days.
     await visit(watched, 'Usage & spend', 'Usage & spend');

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { addDecimals, spendOf } from '../api/spend.ts';
+import { sumSpend } from '../api/spend.ts';
 import { dayMs, utcDay, type UsageAnswer, type UsageRow } from '../api/usage-types.ts';
 import { useApiGet, type ListAnswer } from '../api/use-api.ts';
 import { useSession } from '../api/session.tsx';
@@ -31,7 +31,6 @@ export function OverviewPage() {
           {periods.map((period) => {
             const since = utcDay(now - (period.days - 1) * dayMs);
             const inPeriod = rows.filter((row) => row.date >= since);
-            const spend = addDecimals(inPeriod.flatMap((row) => spendOf(row) ?? []));
             return (
               <Card withBorder key={period.label} aria-label={`Usage ${period.label}`}>
                 <Text size="sm" c="dimmed">
@@ -43,11 +42,9 @@ export function OverviewPage() {
                 <Text size="sm" data-testid={`tokens-${period.days}`}>
                   {sum(inPeriod, (row) => row.total_tokens)} tokens
                 </Text>
-                {spend !== undefined && (
-                  <Text size="sm" data-testid={`spend-${period.days}`}>
-                    spend {spend} {usage.data?.currency ?? ''}
-                  </Text>
-                )}
+                <Text size="sm" data-testid={`spend-${period.days}`}>
+                  {sumSpend(inPeriod)} {usage.data.currency} spent
+                </Text>
               </Card>
             );
           })}
@@ -56,7 +53,7 @@ export function OverviewPage() {
       {admin && <RequestSummary />}
       <Title order={3}>Busiest models (30 days)</Title>
       {usage.data !== undefined && rows.length === 0 && <EmptyState>No usage recorded in the last 30 days.</EmptyState>}
-      {rows.length > 0 && <ModelTable rows={rows} />}
+      {rows.length > 0 && <ModelTable rows={rows} currency={usage.data?.currency ?? ''} />}
       {admin && (
         <>
           <Title order={3}>Deployments</Title>
@@ -69,19 +66,19 @@ export function OverviewPage() {
   );
 }
 
-function ModelTable({ rows }: { rows: readonly UsageRow[] }) {
+function ModelTable({ rows, currency }: { rows: readonly UsageRow[]; currency: string }) {
   const byModel = new Map<string, UsageRow[]>();
   for (const row of rows) byModel.set(row.model, [...(byModel.get(row.model) ?? []), row]);
   const models = [...byModel.entries()].sort((left, right) => sum(right[1], (row) => row.calls) - sum(left[1], (row) => row.calls));
   return (
     <Table.ScrollContainer minWidth={360}>
-      <Table striped>
+      <Table striped aria-label="Busiest models">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Model</Table.Th>
             <Table.Th>Calls</Table.Th>
             <Table.Th>Tokens</Table.Th>
-            <Table.Th>Spend</Table.Th>
+            <Table.Th>Spend ({currency})</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -92,7 +89,7 @@ function ModelTable({ rows }: { rows: readonly UsageRow[] }) {
               </Table.Td>
               <Table.Td>{sum(modelRows, (row) => row.calls)}</Table.Td>
               <Table.Td>{sum(modelRows, (row) => row.total_tokens)}</Table.Td>
-              <Table.Td>{addDecimals(modelRows.flatMap((row) => spendOf(row) ?? [])) ?? '-'}</Table.Td>
+              <Table.Td>{sumSpend(modelRows)}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>

@@ -1,4 +1,4 @@
-import { addDecimals, spendOf } from '../api/spend.ts';
+import { sumSpend } from '../api/spend.ts';
 import type { UsageRow } from '../api/usage-types.ts';
 
 export type UsageGrouping = 'day' | 'key' | 'model' | 'endpoint';
@@ -9,7 +9,7 @@ export interface UsageGroup {
   readonly promptTokens: number;
   readonly completionTokens: number;
   readonly totalTokens: number;
-  readonly spend: string | undefined;
+  readonly spend: string;
 }
 
 const nameOf: Readonly<Record<UsageGrouping, (row: UsageRow) => string>> = {
@@ -34,6 +34,6 @@ export function usageGroups(rows: readonly UsageRow[], by: UsageGrouping): Usage
       promptTokens: members.reduce((total, row) => total + row.prompt_tokens, 0),
       completionTokens: members.reduce((total, row) => total + row.completion_tokens, 0),
       totalTokens: members.reduce((total, row) => total + row.total_tokens, 0),
-      spend: addDecimals(members.flatMap((row) => spendOf(row) ?? [])),
+      spend: sumSpend(members),
     }));
 }

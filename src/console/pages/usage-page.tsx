@@ -80,7 +80,7 @@ export function UsagePage() {
                   <Table.Th>Calls</Table.Th>
                   <Table.Th>Prompt tokens</Table.Th>
                   <Table.Th>Completion tokens</Table.Th>
-                  <Table.Th>Spend {usage.data?.currency ?? ''}</Table.Th>
+                  <Table.Th>Spend ({usage.data?.currency})</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -90,7 +90,7 @@ export function UsagePage() {
                     <Table.Td>{group.calls}</Table.Td>
                     <Table.Td>{group.promptTokens}</Table.Td>
                     <Table.Td>{group.completionTokens}</Table.Td>
-                    <Table.Td>{group.spend ?? '-'}</Table.Td>
+                    <Table.Td>{group.spend}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
