@@ -5,8 +5,8 @@ import { assertPlatformError } from '../helpers/error-assertions.ts';
 import { encodeForm } from '../helpers/multipart-form.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
 
-/** Routes served without a key, by design: health, metrics, the API description, signed media downloads. */
-const publicByDesign = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/blobs\/\*$/];
+/** Routes served without a key, by design: health, metrics, the API description, signed media downloads, the console's page and assets (its calls carry a key). */
+const publicByDesign = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/blobs\/\*$/, /^\/$/, /^\/console(\/\*)?$/];
 
 const user = [{ role: 'user', content: 'Hello' }];
 const disallowed = 'a-model-this-key-may-not-use';
