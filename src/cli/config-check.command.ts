@@ -1,6 +1,5 @@
 import { dirname } from 'node:path';
-import { backendFactories, modelEntrySchema } from '../backends/index.ts';
-import { engineDispatcher } from '../backends/engine-http/engine-dispatcher.ts';
+import { modelEntrySchema } from '../backends/model-entry-schema.ts';
 import { ConfigError } from '../core/config/config-error.ts';
 import type { CatalogEntry } from '../core/config/config.schema.ts';
 import { deploymentsOf, engineAddressOf, isRoutedEntry } from '../core/config/model-deployments.ts';
@@ -9,7 +8,6 @@ import { referenceProblems } from '../core/config/config-references.ts';
 import { zeroConfigModels } from '../core/models/zero-config-models.ts';
 import { readSettings } from '../core/config/settings.ts';
 import type { CliFlags } from './cli-flags.ts';
-import { formatProbeTable, probeDeployments } from './probe-deployments.ts';
 
 /**
  * Validates the environment and the config file without opening storage: every problem at once,
@@ -47,6 +45,12 @@ export async function runConfigCheck(flags: CliFlags & { readonly probe?: boolea
 }
 
 async function probeAll(models: readonly [string, CatalogEntry][], configDir: string): Promise<number> {
+  // Only --probe talks to engines: the HTTP client and the probes load for it alone.
+  const [{ backendFactories }, { engineDispatcher }, { formatProbeTable, probeDeployments }] = await Promise.all([
+    import('../backends/index.ts'),
+    import('../backends/engine-http/engine-dispatcher.ts'),
+    import('./probe-deployments.ts'),
+  ]);
   const probes = await probeDeployments(models, backendFactories, configDir);
   // The probes' keep-alive connections would hold this one-shot process open for seconds.
   await engineDispatcher.close();

@@ -1,9 +1,14 @@
-import type { KeyView } from '../platform/key-admin.ts';
+import { KeyAdmin, type KeyView } from '../platform/key-admin.ts';
+import { SecretBox } from '../core/auth/secret-box.ts';
 import { ApiError } from '../core/errors/api-error.ts';
+import { ApiKeyRepository } from '../store/api-key-repository.ts';
+import { CreditRepository } from '../store/credit-repository.ts';
+import { loadMasterKey } from '../store/master-key.ts';
+import { UsageReportRepository } from '../store/usage/usage-report-repository.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { alignedTable } from './aligned-table.ts';
 import { groupUsage } from './cli-usage.ts';
-import { withPlatform } from './with-platform.ts';
+import { withDatabase } from './with-database.ts';
 
 /** `keys ...`: the same KeyAdmin operations as the admin API (/admin/keys). */
 export async function runKeys(args: readonly string[], flags: CliFlags): Promise<number> {
@@ -12,24 +17,24 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
     case 'create': {
       const policy = readPolicy(flags.policy, flags.admin === true);
       if (policy instanceof Error) return fail(policy.message);
-      return withPlatform(flags, (platform) =>
+      return withKeyAdmin(flags, (keyAdmin) =>
         reportingErrors(async () => {
-          const created = await platform.keyAdmin.create({ name: flags.name, policy });
+          const created = await keyAdmin.create({ name: flags.name, policy });
           console.log(created.key);
           return 0;
         }),
       );
     }
     case 'list':
-      return withPlatform(flags, async (platform) => {
-        const keys = await platform.keyAdmin.list();
+      return withKeyAdmin(flags, async (keyAdmin) => {
+        const keys = await keyAdmin.list();
         console.log(keys.length === 0 ? 'No API keys.' : keyTable(keys));
         return 0;
       });
     case 'revoke':
       if (id === undefined) return fail(groupUsage('keys'));
-      return withPlatform(flags, async (platform) => {
-        if (await platform.keyAdmin.revoke(id)) {
+      return withKeyAdmin(flags, async (keyAdmin) => {
+        if (await keyAdmin.revoke(id)) {
           console.log(`Revoked ${id}.`);
           return 0;
         }
@@ -40,9 +45,9 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
       if (id === undefined || policyText === undefined) return fail(groupUsage('keys'));
       const policy = readPolicy(policyText, false);
       if (policy instanceof Error) return fail(policy.message);
-      return withPlatform(flags, (platform) =>
+      return withKeyAdmin(flags, (keyAdmin) =>
         reportingErrors(async () => {
-          const view = await platform.keyAdmin.updatePolicy(id, policy ?? {});
+          const view = await keyAdmin.updatePolicy(id, policy ?? {});
           if (view === undefined) {
             console.error(`No key with id ${id}.`);
             return 1;
@@ -58,9 +63,9 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
         return fail(`${groupUsage('keys')}\nkeys top-up <id> <micro-units>: a whole number of micro-units above 0 (1 unit = 1000000)`);
       }
       const amount = Number(policyText);
-      return withPlatform(flags, (platform) =>
+      return withKeyAdmin(flags, (keyAdmin) =>
         reportingErrors(async () => {
-          const view = await platform.keyAdmin.topUp(id, amount);
+          const view = await keyAdmin.topUp(id, amount);
           if (view === undefined) {
             console.error(`No key with id ${id}.`);
             return 1;
@@ -73,6 +78,18 @@ export async function runKeys(args: readonly string[], flags: CliFlags): Promise
     default:
       return fail(groupUsage('keys'));
   }
+}
+
+/**
+ * The KeyAdmin the platform builds, over the database alone: a key command needs no engine or
+ * limiter. This process caches no keys, so a change has nothing to tell; a running server's auth
+ * cache lets a changed key go within its expiry, as after an admin API call on another node.
+ */
+function withKeyAdmin(flags: CliFlags, work: (keyAdmin: KeyAdmin) => Promise<number>): Promise<number> {
+  return withDatabase(flags, (database, settings) => {
+    const keys = new ApiKeyRepository(database, new SecretBox(loadMasterKey(settings.dataDir, process.env)));
+    return work(new KeyAdmin({ keys, credits: new CreditRepository(database), reports: new UsageReportRepository(database), changed: () => undefined }));
+  });
 }
 
 const keyColumns = ['id', 'created', 'state', 'name', 'scope', 'policy'] as const;

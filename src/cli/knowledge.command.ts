@@ -3,7 +3,7 @@ import { createKnowledgeIndex } from '../store/knowledge/create-knowledge-index.
 import { alignedTable } from './aligned-table.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { groupUsage } from './cli-usage.ts';
-import { withPlatform } from './with-platform.ts';
+import { withDatabase } from './with-database.ts';
 
 /** `knowledge list [key-id]`: the knowledge bases of the retrieval tool, as GET /admin/knowledge lists them. */
 export async function runKnowledge(args: readonly string[], flags: CliFlags): Promise<number> {
@@ -12,8 +12,8 @@ export async function runKnowledge(args: readonly string[], flags: CliFlags): Pr
     console.error(groupUsage('knowledge'));
     return 2;
   }
-  return withPlatform(flags, async (platform) => {
-    const bases = await createKnowledgeIndex(platform.database).list(keyId);
+  return withDatabase(flags, async (database) => {
+    const bases = await createKnowledgeIndex(database).list(keyId);
     console.log(bases.length === 0 ? 'No knowledge bases.' : knowledgeTable(bases));
     return 0;
   });

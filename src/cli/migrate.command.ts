@@ -1,10 +1,10 @@
 import type { CliFlags } from './cli-flags.ts';
-import { withPlatform } from './with-platform.ts';
+import { withDatabase } from './with-database.ts';
 
-/** Opening the platform applies pending migrations; this reports where storage stands. */
+/** Opening storage applies pending migrations (with-database.ts); this reports where storage stands. */
 export async function runMigrate(flags: CliFlags): Promise<number> {
-  await withPlatform(flags, async (platform) => {
-    const where = platform.database.dialect === 'postgres' ? 'PostgreSQL' : `SQLite in ${platform.settings.dataDir}`;
+  await withDatabase(flags, async (database, settings) => {
+    const where = database.dialect === 'postgres' ? 'PostgreSQL' : `SQLite in ${settings.dataDir}`;
     console.log(`Database schema is up to date (${where}).`);
   });
   return 0;

@@ -1,4 +1,4 @@
-import { modelEntrySchema } from '../backends/index.ts';
+import { modelEntrySchema } from '../backends/model-entry-schema.ts';
 import { ConfigError } from '../core/config/config-error.ts';
 import { loadConfigFile } from '../core/config/load-config.ts';
 import { modelFileUris } from '../core/config/model-file-uris.ts';

@@ -1,11 +1,9 @@
-import { readSettings } from '../core/config/settings.ts';
-import { openDatabase } from '../store/database.ts';
-import { migrateToLatest } from '../store/migrate.ts';
 import { dayMs, isUtcDay, utcDay, dayStartMs } from '../store/usage/usage-day.ts';
 import { usageGroupings, type UsageGrouping } from '../core/usage/usage-report.ts';
 import { UsageReportRepository } from '../store/usage/usage-report-repository.ts';
 import type { CliFlags } from './cli-flags.ts';
 import { usageReportCsv, usageReportTable } from './usage-report-format.ts';
+import { withDatabase } from './with-database.ts';
 
 export interface UsageFlags extends CliFlags {
   /** Comma-separated groupings: day, key, model, endpoint. */
@@ -41,15 +39,11 @@ export async function runUsage(args: readonly string[], flags: UsageFlags): Prom
   const format = flags.format ?? 'table';
   if (format !== 'table' && format !== 'csv') return fail(`--format: '${format}' is neither table nor csv`);
 
-  const database = openDatabase(readSettings(process.env, flags));
-  try {
-    await migrateToLatest(database);
+  return withDatabase(flags, async (database) => {
     const rows = await new UsageReportRepository(database).report({ from, to, by });
     process.stdout.write(format === 'csv' ? usageReportCsv(rows, by) : usageReportTable(rows, by));
     return 0;
-  } finally {
-    await database.close();
-  }
+  });
 }
 
 function readGroupings(text: string | undefined): UsageGrouping[] | Error {

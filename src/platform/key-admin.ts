@@ -27,7 +27,9 @@ export interface KeyAdminDependencies {
   readonly changed: (id: string) => void;
 }
 
-const validatePolicy = createAjv(false).compile(KeyPolicySchema);
+const compilePolicyValidator = () => createAjv(false).compile(KeyPolicySchema);
+/** Compiled on first use: most key operations (list, revoke, top-up) validate no policy, and a one-shot command would pay for it. */
+let policyValidator: ReturnType<typeof compilePolicyValidator> | undefined;
 
 /**
  * The key operations of the admin API (/admin) and of the CLI (`keys ...`): one implementation,
@@ -120,6 +122,7 @@ export class KeyAdmin {
 
 /** Validates a policy from JSON (the CLI's argument; the HTTP route has validated it already). */
 function checkPolicy(input: unknown): KeyPolicy {
+  const validatePolicy = (policyValidator ??= compilePolicyValidator());
   if (validatePolicy(input)) return input;
   const first = validatePolicy.errors?.[0];
   const path = `policy${(first?.instancePath ?? '').replaceAll('/', '.')}`;

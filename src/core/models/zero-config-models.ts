@@ -8,7 +8,7 @@ const defaultChatModelFile = 'hf://THUDM/glm-edge-1.5b-chat-gguf/ggml-model-Q4_K
  * Whisper base in whisper.cpp's format (multilingual, about 148 MB): the speech-to-text model that
  * runs with no configuration, on a few CPU cores, until an operator points glm-asr-2512 at a real one.
  */
-export const defaultTranscriptionModelFile = 'hf://ggerganov/whisper.cpp/ggml-base.bin';
+const defaultTranscriptionModelFile = 'hf://ggerganov/whisper.cpp/ggml-base.bin';
 
 /**
  * Models that work with no configuration, served by in-process engines (docs/architecture.md, "Composition"):
