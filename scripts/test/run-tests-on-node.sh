@@ -74,6 +74,10 @@ for package_dir in "${compiled[@]}"; do
     # npm's own node-gyp (the one npm runs install scripts with), run by the target Node.js,
     # against the headers chosen above.
     node_gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
+    # Run by npm, node-gyp also reads npm's nodedir setting from the environment, and that one
+    # wins over --nodedir: a machine whose npmrc names its own Node.js headers (nodedir=/usr)
+    # would otherwise build the module for the machine's Node.js again.
+    unset npm_config_nodedir NPM_CONFIG_NODEDIR
     PATH="$node_bin:$PATH" "$node_bin/node" "$node_gyp" rebuild --release --nodedir="$headers_home" >&2
   )
   rm -rf "$built.partial"
