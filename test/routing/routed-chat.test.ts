@@ -134,6 +134,10 @@ describe('a model served by several engines (fake engines on loopback)', () => {
 
   it('an engine killed during 1,000 streamed calls: no call that had not started on it fails, its running streams end network_error, and it is used again once its probe answers', async () => {
     const [, victim] = pool as [FakeOpenAiServer, FakeOpenAiServer, FakeOpenAiServer];
+    // The victim's streams last ~100 ms and send their first event after 5 ms, so that when it
+    // dies some of its streams are surely past their first event even on a loaded host (a stream
+    // cut before its first event is retried on another engine, as it should be).
+    victim.setDefault(healthyEngine({ chunks: 20, delayMs: 5 }));
     let killedAt = Number.POSITIVE_INFINITY;
     const outcomes = await runCalls(1000, 16, async (index) => {
       if (index === 300) {
