@@ -310,11 +310,11 @@ describe('files: the 100 MB limit while streaming', () => {
     socket.write(Buffer.alloc(3 * 1024 * 1024, 'c'));
     // Wait until the upload is being written, then break the connection.
     const temporary = join(test.platform.settings.dataDir, 'blobs', 'tmp');
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 30_000;
     while (temporaryBlobs(test).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(existsSync(temporary), true, 'the upload reached the store');
     socket.destroy();
-    const settled = Date.now() + 5000;
+    const settled = Date.now() + 30_000;
     while (temporaryBlobs(test).length > 0 && Date.now() < settled) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.deepEqual(temporaryBlobs(test), [], 'the partial write is removed');
     assert.deepEqual(storedBlobs(test), []);

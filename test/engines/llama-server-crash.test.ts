@@ -50,7 +50,7 @@ describeWithLlamaServer('a real llama-server that dies mid-stream and comes back
       await test.platform.usage.flush();
       return (await test.platform.ledger.listForKey(keyId)).filter((row) => row.requestId === requestId);
     };
-    const until = Date.now() + 2_000;
+    const until = Date.now() + 15_000;
     while ((await read()).length === 0 && Date.now() < until) await sleep(25);
     await sleep(100);
     return read();

@@ -39,13 +39,13 @@ describe('a stream cut by a dying engine is billed for what it delivered', () =>
     await engine.close();
   });
 
-  /** The key's ledger rows of one request once one is written (or after a second), read again a moment later to catch a second row. */
-  async function ledgerRows(requestId: string): Promise<UsageRecord[]> {
+  /** The key's ledger rows of one request once one is written (or after `waitMs`), read again a moment later to catch a second row. */
+  async function ledgerRows(requestId: string, waitMs = 15_000): Promise<UsageRecord[]> {
     const read = async () => {
       await test.platform.usage.flush();
       return (await test.platform.ledger.listForKey(keyId)).filter((row) => row.requestId === requestId);
     };
-    const until = Date.now() + 1_000;
+    const until = Date.now() + waitMs;
     while ((await read()).length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
     await new Promise((resolve) => setTimeout(resolve, 100));
     return read();
@@ -193,6 +193,6 @@ describe('a stream cut by a dying engine is billed for what it delivered', () =>
     const response = await postJson(test, url, { model: 'glm-4.6', messages: user, stream: true, request_id: 'cut-stream-0007' });
     assert.equal(response.statusCode, 500, response.body);
     assert.equal((response.json() as { error: { code: string } }).error.code, '1234');
-    assert.equal((await ledgerRows('cut-stream-0007')).length, 0);
+    assert.equal((await ledgerRows('cut-stream-0007', 1_000)).length, 0);
   });
 });
