@@ -139,6 +139,7 @@ describe('operator console: an admin manages keys in the browser', () => {
             .getByRole('img', { name: 'Image of task image-task' })
             .evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
         await watched.screenshot(`${page.file}-${size}`);
+        await watched.assertFitsWidth();
       }
       watched.assertClean([optionalModelFiles]);
       await watched.page.context().close();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, visit, type WatchedPage } from '../helpers/console-browser.ts';
+import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit, type WatchedPage } from '../helpers/console-browser.ts';
 import { sseReply, startFakeOpenAiServer, vllmChunk, vllmUsageChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { runCli } from '../helpers/cli-process.ts';
 import { digitalPdf, renderPagePng } from '../helpers/rendered-documents.ts';
@@ -118,7 +118,7 @@ describe('operator console: the playground', () => {
     assert.equal(await page.getByTestId('reasoning').textContent(), 'The user wants the weather.');
     assert.equal(await page.getByTestId('answer').textContent(), 'Let me check.');
     assert.match((await page.getByTestId('tool-call').textContent()) ?? '', /get_weather[\s\S]*\{"city":"Paris"\}/);
-    assert.match((await page.getByTestId('finish').textContent()) ?? '', /finish_reason tool_calls, 12 prompt \+ 7 completion tokens/);
+    assert.match((await page.getByTestId('finish').textContent()) ?? '', /finish_reason tool_calls, 12 prompt tokens \+ 7 completion tokens/);
     await watched.screenshot('playground-chat-desktop');
     assert.equal(engine.requests.length, 1);
     assert.equal(engine.requests[0]?.body['stream'], true);
@@ -136,10 +136,10 @@ describe('operator console: the playground', () => {
     // The ledger is written in batches: the overview shows the call once it is.
     await test.platform.usage.flush();
     assert.deepEqual(await overviewFigures(watched), {
-      calls: '1 calls',
+      calls: '1 call',
       tokens: '19 tokens',
       spend: `${spend} EUR spent`,
-      requests: '1 requests',
+      requests: '1 request',
       errors: '0 errors, 0 refused',
     });
     assert.equal(
@@ -152,6 +152,12 @@ describe('operator console: the playground', () => {
       spend,
     );
     await watched.screenshot('overview-after-chat-desktop');
+    // At phone width each table row becomes a card, all of it in view.
+    await page.setViewportSize(viewports.phone);
+    await page.getByRole('list', { name: 'Busiest models' }).waitFor();
+    await watched.assertFitsWidth();
+    await watched.screenshot('overview-after-chat-phone');
+    await page.setViewportSize(viewports.desktop);
     // The admin API's total is the same amount.
     const usage = await fetch(`${baseUrl}/admin/usage`, { headers: { authorization: `Bearer ${adminKey}` } });
     assert.equal(usage.status, 200);

@@ -146,6 +146,7 @@ describe('operator console: a key without the admin scope sees only its own data
       await visit(watched, visited.label, visited.heading);
       await watched.page.waitForLoadState('networkidle');
       await watched.screenshot(`holder-${visited.file}-phone`);
+      await watched.assertFitsWidth();
     }
     watched.assertClean([keyProbe]);
     await watched.page.context().close();

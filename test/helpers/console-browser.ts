@@ -102,6 +102,23 @@ export class WatchedPage {
     assert.deepEqual([...this.problems, ...unexpected.map((refusal) => `refused: ${refusal.status} ${refusal.url}`)], []);
   }
 
+  /**
+   * Fails when anything in the page's main area reaches past the window's left or right edge: what
+   * a person would have to scroll sideways to reach (a table's last columns, a row's controls).
+   */
+  async assertFitsWidth(): Promise<void> {
+    const outside = (await this.page.evaluate(`(() => {
+      const width = document.documentElement.clientWidth;
+      return [...document.querySelectorAll('main *')]
+        .filter((element) => {
+          const box = element.getBoundingClientRect();
+          return box.width > 0 && (box.right > width + 1 || box.left < -1);
+        })
+        .map((element) => element.tagName.toLowerCase() + ' ' + JSON.stringify((element.textContent ?? '').slice(0, 40)));
+    })()`)) as string[];
+    assert.deepEqual(outside, [], `wider than the window (${await this.page.evaluate('location.pathname')})`);
+  }
+
   async screenshot(name: string): Promise<void> {
     await this.page.screenshot({ path: join(screenshotFolder, `${name}.png`), fullPage: true });
   }

@@ -1,7 +1,8 @@
-import { Badge, Stack, Table, Title } from '@mantine/core';
+import { Badge, Stack, Title } from '@mantine/core';
 import { useSession } from '../api/session.tsx';
 import { useApiGet, type ListAnswer } from '../api/use-api.ts';
 import { EmptyState, PageState } from './page-state.tsx';
+import { ResponsiveTable } from './responsive-table.tsx';
 
 interface FileView {
   readonly id: string;
@@ -30,30 +31,17 @@ export function FilesPage() {
       <PageState loading={files.isPending} error={files.error} label="Files" />
       {files.data !== undefined && files.data.data.length === 0 && <EmptyState>This key has no files.</EmptyState>}
       {files.data !== undefined && files.data.data.length > 0 && (
-        <Table.ScrollContainer minWidth={480}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>File</Table.Th>
-                <Table.Th>Purpose</Table.Th>
-                <Table.Th>Bytes</Table.Th>
-                <Table.Th>Uploaded</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {files.data.data.map((file) => (
-                <Table.Tr key={file.id}>
-                  <Table.Td>{file.filename}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="light">{file.purpose}</Badge>
-                  </Table.Td>
-                  <Table.Td>{file.bytes}</Table.Td>
-                  <Table.Td>{new Date(file.created_at * 1000).toISOString().slice(0, 10)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ResponsiveTable
+          label="This key's files"
+          rows={files.data.data}
+          rowKey={(file) => file.id}
+          columns={[
+            { label: 'File', cell: (file) => file.filename },
+            { label: 'Purpose', cell: (file) => <Badge variant="light">{file.purpose}</Badge> },
+            { label: 'Bytes', cell: (file) => file.bytes },
+            { label: 'Uploaded', cell: (file) => new Date(file.created_at * 1000).toISOString().slice(0, 10) },
+          ]}
+        />
       )}
       {admin && (
         <>
@@ -61,28 +49,17 @@ export function FilesPage() {
           <PageState loading={knowledge.isPending} error={knowledge.error} label="Knowledge bases" />
           {knowledge.data !== undefined && knowledge.data.data.length === 0 && <EmptyState>No knowledge bases yet.</EmptyState>}
           {knowledge.data !== undefined && knowledge.data.data.length > 0 && (
-            <Table.ScrollContainer minWidth={480}>
-              <Table striped>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Knowledge base</Table.Th>
-                    <Table.Th>Key</Table.Th>
-                    <Table.Th>Files</Table.Th>
-                    <Table.Th>Passages</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {knowledge.data.data.map((base) => (
-                    <Table.Tr key={`${base.owner_key_id}/${base.knowledge_id}`}>
-                      <Table.Td>{base.knowledge_id}</Table.Td>
-                      <Table.Td>{base.owner_key_id.slice(0, 12)}</Table.Td>
-                      <Table.Td>{base.files.map((file) => `${file.filename} (${file.passages})`).join(', ')}</Table.Td>
-                      <Table.Td>{base.passages}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <ResponsiveTable
+              label="Knowledge bases"
+              rows={knowledge.data.data}
+              rowKey={(base) => `${base.owner_key_id}/${base.knowledge_id}`}
+              columns={[
+                { label: 'Knowledge base', cell: (base) => base.knowledge_id },
+                { label: 'Key', cell: (base) => base.owner_key_id.slice(0, 12) },
+                { label: 'Files', cell: (base) => base.files.map((file) => `${file.filename} (${file.passages})`).join(', ') },
+                { label: 'Passages', cell: (base) => base.passages },
+              ]}
+            />
           )}
         </>
       )}

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Code, Group, Modal, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Modal, Stack, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { callJson, type ApiCallError } from '../api/api-client.ts';
@@ -6,6 +6,7 @@ import { useSession } from '../api/session.tsx';
 import { useApiGet, type ListAnswer } from '../api/use-api.ts';
 import { KeyPolicyForm, type KeyPolicy } from './key-policy-form.tsx';
 import { PageState } from './page-state.tsx';
+import { ResponsiveTable } from './responsive-table.tsx';
 
 export interface ApiKeyView {
   readonly id: string;
@@ -64,45 +65,35 @@ export function KeysPage() {
       )}
       <PageState loading={keys.isPending} error={keys.error} label="Keys" />
       {keys.data !== undefined && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Id</Table.Th>
-                <Table.Th>Scope</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {keys.data.data.map((view) => (
-                <Table.Tr key={view.id} data-key-id={view.id}>
-                  <Table.Td>{view.name ?? '(no name)'}</Table.Td>
-                  <Table.Td>
-                    <Code>{view.id.slice(0, 12)}</Code>
-                  </Table.Td>
-                  <Table.Td>{view.scope}</Table.Td>
-                  <Table.Td>{new Date(view.created_at * 1000).toISOString().slice(0, 16).replace('T', ' ')}</Table.Td>
-                  <Table.Td>{view.revoked_at === null ? <Badge color="green">active</Badge> : <Badge color="gray">revoked</Badge>}</Table.Td>
-                  <Table.Td>
-                    {view.revoked_at === null && (
-                      <Group gap="xs" wrap="nowrap">
-                        <Button size="xs" variant="default" onClick={() => setEditing(view)} aria-label={`Edit policy of ${view.name ?? view.id}`}>
-                          Policy
-                        </Button>
-                        <Button size="xs" color="red" variant="light" onClick={() => revoke.mutate(view.id)} aria-label={`Revoke ${view.name ?? view.id}`}>
-                          Revoke
-                        </Button>
-                      </Group>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ResponsiveTable
+          label="Keys"
+          rows={keys.data.data}
+          rowKey={(view) => view.id}
+          columns={[
+            { label: 'Name', cell: (view) => view.name ?? '(no name)' },
+            { label: 'Id', cell: (view) => <Code>{view.id.slice(0, 12)}</Code> },
+            { label: 'Scope', cell: (view) => view.scope },
+            { label: 'Created', cell: (view) => new Date(view.created_at * 1000).toISOString().slice(0, 16).replace('T', ' ') },
+            {
+              label: 'State',
+              cell: (view) => (view.revoked_at === null ? <Badge color="green">active</Badge> : <Badge color="gray">revoked</Badge>),
+            },
+            {
+              label: 'Actions',
+              cell: (view) =>
+                view.revoked_at === null && (
+                  <Group gap="xs" wrap="nowrap">
+                    <Button size="xs" variant="default" onClick={() => setEditing(view)} aria-label={`Edit policy of ${view.name ?? view.id}`}>
+                      Policy
+                    </Button>
+                    <Button size="xs" color="red" variant="light" onClick={() => revoke.mutate(view.id)} aria-label={`Revoke ${view.name ?? view.id}`}>
+                      Revoke
+                    </Button>
+                  </Group>
+                ),
+            },
+          ]}
+        />
       )}
       <Modal opened={created !== undefined} onClose={() => setCreated(undefined)} title="New API key">
         <Stack>

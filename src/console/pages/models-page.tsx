@@ -1,8 +1,9 @@
-import { Badge, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Group, Progress, Stack, Text, Title } from '@mantine/core';
 import { useSession } from '../api/session.tsx';
 import { useApiGet, type ListAnswer } from '../api/use-api.ts';
 import { DeploymentTable, type Deployment } from './deployment-table.tsx';
 import { EmptyState, PageState } from './page-state.tsx';
+import { ResponsiveTable } from './responsive-table.tsx';
 
 interface ModelView {
   readonly id: string;
@@ -56,37 +57,38 @@ export function ModelsPage() {
 
 function ModelFileTable({ files }: { files: readonly ModelFile[] }) {
   return (
-    <Table.ScrollContainer minWidth={480}>
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>File</Table.Th>
-            <Table.Th>State</Table.Th>
-            <Table.Th>Progress</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {files.map((file) => (
-            <Table.Tr key={file.uri}>
-              <Table.Td>
-                <Text size="sm">{file.uri}</Text>
-                <Text size="xs" c="dimmed">
-                  {file.path}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Badge color={file.state === 'ready' ? 'green' : file.state === 'failed' ? 'red' : 'blue'}>{file.state}</Badge>
-                {file.error !== null && <Text size="xs">{file.error}</Text>}
-              </Table.Td>
-              <Table.Td>
-                {file.total_bytes !== null && file.total_bytes > 0 && (
-                  <Progress value={(100 * file.downloaded_bytes) / file.total_bytes} aria-label={`Download of ${file.uri}`} />
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <ResponsiveTable
+      label="Local model files"
+      rows={files}
+      rowKey={(file) => file.uri}
+      columns={[
+        {
+          label: 'File',
+          cell: (file) => (
+            <>
+              <Text size="sm">{file.uri}</Text>
+              <Text size="xs" c="dimmed">
+                {file.path}
+              </Text>
+            </>
+          ),
+        },
+        {
+          label: 'State',
+          cell: (file) => (
+            <>
+              <Badge color={file.state === 'ready' ? 'green' : file.state === 'failed' ? 'red' : 'blue'}>{file.state}</Badge>
+              {file.error !== null && <Text size="xs">{file.error}</Text>}
+            </>
+          ),
+        },
+        {
+          label: 'Progress',
+          cell: (file) =>
+            file.total_bytes !== null &&
+            file.total_bytes > 0 && <Progress value={(100 * file.downloaded_bytes) / file.total_bytes} aria-label={`Download of ${file.uri}`} />,
+        },
+      ]}
+    />
   );
 }

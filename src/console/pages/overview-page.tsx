@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Badge, Card, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Card, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { countText } from '../api/count-text.ts';
 import { sumSpend } from '../api/spend.ts';
 import { dayMs, utcDay, type UsageAnswer, type UsageRow } from '../api/usage-types.ts';
 import { useApiGet, type ListAnswer } from '../api/use-api.ts';
@@ -7,6 +8,7 @@ import { useSession } from '../api/session.tsx';
 import { DeploymentTable, type Deployment } from './deployment-table.tsx';
 import { EmptyState, PageState } from './page-state.tsx';
 import { RequestSummary } from './request-summary.tsx';
+import { ResponsiveTable } from './responsive-table.tsx';
 
 const periods = [
   { label: 'Today', days: 1 },
@@ -37,10 +39,18 @@ export function OverviewPage() {
                   {period.label}
                 </Text>
                 <Text fw={700} size="xl" data-testid={`calls-${period.days}`}>
-                  {sum(inPeriod, (row) => row.calls)} calls
+                  {countText(
+                    sum(inPeriod, (row) => row.calls),
+                    'call',
+                    'calls',
+                  )}
                 </Text>
                 <Text size="sm" data-testid={`tokens-${period.days}`}>
-                  {sum(inPeriod, (row) => row.total_tokens)} tokens
+                  {countText(
+                    sum(inPeriod, (row) => row.total_tokens),
+                    'token',
+                    'tokens',
+                  )}
                 </Text>
                 <Text size="sm" data-testid={`spend-${period.days}`}>
                   {sumSpend(inPeriod)} {usage.data.currency} spent
@@ -71,30 +81,24 @@ function ModelTable({ rows, currency }: { rows: readonly UsageRow[]; currency: s
   for (const row of rows) byModel.set(row.model, [...(byModel.get(row.model) ?? []), row]);
   const models = [...byModel.entries()].sort((left, right) => sum(right[1], (row) => row.calls) - sum(left[1], (row) => row.calls));
   return (
-    <Table.ScrollContainer minWidth={360}>
-      <Table striped aria-label="Busiest models">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Model</Table.Th>
-            <Table.Th>Calls</Table.Th>
-            <Table.Th>Tokens</Table.Th>
-            <Table.Th>Spend ({currency})</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {models.map(([model, modelRows]) => (
-            <Table.Tr key={model}>
-              <Table.Td>
-                <Badge variant="light">{model}</Badge>
-              </Table.Td>
-              <Table.Td>{sum(modelRows, (row) => row.calls)}</Table.Td>
-              <Table.Td>{sum(modelRows, (row) => row.total_tokens)}</Table.Td>
-              <Table.Td>{sumSpend(modelRows)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <ResponsiveTable
+      label="Busiest models"
+      rows={models}
+      rowKey={([model]) => model}
+      columns={[
+        {
+          label: 'Model',
+          cell: ([model]) => (
+            <Badge variant="light" tt="none">
+              {model}
+            </Badge>
+          ),
+        },
+        { label: 'Calls', cell: ([, modelRows]) => sum(modelRows, (row) => row.calls) },
+        { label: 'Tokens', cell: ([, modelRows]) => sum(modelRows, (row) => row.total_tokens) },
+        { label: `Spend (${currency})`, cell: ([, modelRows]) => sumSpend(modelRows) },
+      ]}
+    />
   );
 }
 

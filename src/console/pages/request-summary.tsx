@@ -1,6 +1,8 @@
-import { Card, SimpleGrid, Table, Text, Title } from '@mantine/core';
+import { Card, SimpleGrid, Text, Title } from '@mantine/core';
+import { countText } from '../api/count-text.ts';
 import { useApiGet } from '../api/use-api.ts';
 import { EmptyState, PageState } from './page-state.tsx';
+import { ResponsiveTable } from './responsive-table.tsx';
 
 interface ModelRequests {
   readonly model: string;
@@ -37,10 +39,19 @@ export function RequestSummary() {
               {period.label}
             </Text>
             <Text fw={700} size="xl" data-testid={`requests-${period.id}`}>
-              {sum(period.rows, (row) => row.requests)} requests
+              {countText(
+                sum(period.rows, (row) => row.requests),
+                'request',
+                'requests',
+              )}
             </Text>
             <Text size="sm" data-testid={`errors-${period.id}`}>
-              {sum(period.rows, (row) => row.errors)} errors, {sum(period.rows, (row) => row.refused)} refused
+              {countText(
+                sum(period.rows, (row) => row.errors),
+                'error',
+                'errors',
+              )}
+              , {sum(period.rows, (row) => row.refused)} refused
             </Text>
           </Card>
         ))}
@@ -49,30 +60,18 @@ export function RequestSummary() {
       {day.length === 0 ? (
         <EmptyState>No model calls on this node in the last day.</EmptyState>
       ) : (
-        <Table.ScrollContainer minWidth={480}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Model</Table.Th>
-                <Table.Th>Requests</Table.Th>
-                <Table.Th>Errors</Table.Th>
-                <Table.Th>Mean time (s)</Table.Th>
-                <Table.Th>Slowest (s)</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {[...new Set([...failing, ...slowest])].map((row) => (
-                <Table.Tr key={row.model}>
-                  <Table.Td>{row.model}</Table.Td>
-                  <Table.Td>{row.requests}</Table.Td>
-                  <Table.Td>{row.errors}</Table.Td>
-                  <Table.Td>{row.mean_seconds}</Table.Td>
-                  <Table.Td>{row.max_seconds}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ResponsiveTable
+          label="Slowest and most failing models"
+          rows={[...new Set([...failing, ...slowest])]}
+          rowKey={(row) => row.model}
+          columns={[
+            { label: 'Model', cell: (row) => row.model },
+            { label: 'Requests', cell: (row) => row.requests },
+            { label: 'Errors', cell: (row) => row.errors },
+            { label: 'Mean time (s)', cell: (row) => row.mean_seconds },
+            { label: 'Slowest (s)', cell: (row) => row.max_seconds },
+          ]}
+        />
       )}
     </>
   );

@@ -1,10 +1,11 @@
-import { Alert, Badge, Button, Group, Image, Select, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Image, Select, Stack, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import type { TaskListItem } from '../../api/admin/tasks-admin.schema.ts';
 import { queryString } from '../api/api-client.ts';
 import { useSession } from '../api/session.tsx';
 import { useApiGet } from '../api/use-api.ts';
 import { EmptyState, PageState } from './page-state.tsx';
+import { ResponsiveTable } from './responsive-table.tsx';
 
 /** One task as GET /admin/tasks lists it: the server's own schema type. */
 type TaskItem = TaskListItem;
@@ -44,53 +45,27 @@ export function TasksPage() {
       <PageState loading={tasks.isPending} error={tasks.error} label="Tasks" />
       {tasks.data !== undefined && tasks.data.data.length === 0 && <EmptyState>No tasks match.</EmptyState>}
       {tasks.data !== undefined && tasks.data.data.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Kind</Table.Th>
-                <Table.Th>Model</Table.Th>
-                {admin && <Table.Th>Key</Table.Th>}
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Attempts</Table.Th>
-                <Table.Th>Result</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {tasks.data.data.map((task) => (
-                <Table.Tr key={task.id}>
-                  <Table.Td>{new Date(task.created_at * 1000).toISOString().slice(0, 19).replace('T', ' ')}</Table.Td>
-                  <Table.Td>{task.kind}</Table.Td>
-                  <Table.Td>{task.model}</Table.Td>
-                  {admin && <Table.Td>{task.key_id.slice(0, 12)}</Table.Td>}
-                  <Table.Td>
-                    <Badge color={statusColors[task.task_status]} styles={{ root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } }}>
-                      {task.task_status}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{task.attempts}</Table.Td>
-                  <Table.Td>
-                    {task.error !== null && (
-                      <Alert color="red" p="xs">
-                        {task.error.code}: {task.error.message}
-                      </Alert>
-                    )}
-                    <Group gap="xs">
-                      {task.media.map((media) =>
-                        media.type === 'image' ? (
-                          <Image key={media.url} src={media.url} alt={`Image of task ${task.id}`} w={96} h={96} fit="cover" radius="sm" />
-                        ) : (
-                          <video key={media.url} src={media.url} poster={media.cover_image_url} controls width={160} aria-label={`Video of task ${task.id}`} />
-                        ),
-                      )}
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <ResponsiveTable
+          label="Tasks"
+          rows={tasks.data.data}
+          rowKey={(task) => task.id}
+          columns={[
+            { label: 'Created', cell: (task) => new Date(task.created_at * 1000).toISOString().slice(0, 19).replace('T', ' ') },
+            { label: 'Kind', cell: (task) => task.kind },
+            { label: 'Model', cell: (task) => task.model },
+            ...(admin ? [{ label: 'Key', cell: (task: TaskItem) => task.key_id.slice(0, 12) }] : []),
+            {
+              label: 'Status',
+              cell: (task) => (
+                <Badge color={statusColors[task.task_status]} styles={{ root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } }}>
+                  {task.task_status}
+                </Badge>
+              ),
+            },
+            { label: 'Attempts', cell: (task) => task.attempts },
+            { label: 'Result', cell: (task) => <TaskResult task={task} /> },
+          ]}
+        />
       )}
       <Group>
         <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
@@ -105,5 +80,26 @@ export function TasksPage() {
         </Button>
       </Group>
     </Stack>
+  );
+}
+
+function TaskResult({ task }: { task: TaskItem }) {
+  return (
+    <>
+      {task.error !== null && (
+        <Alert color="red" p="xs">
+          {task.error.code}: {task.error.message}
+        </Alert>
+      )}
+      <Group gap="xs">
+        {task.media.map((media) =>
+          media.type === 'image' ? (
+            <Image key={media.url} src={media.url} alt={`Image of task ${task.id}`} w={96} h={96} fit="cover" radius="sm" />
+          ) : (
+            <video key={media.url} src={media.url} poster={media.cover_image_url} controls width={160} aria-label={`Video of task ${task.id}`} />
+          ),
+        )}
+      </Group>
+    </>
   );
 }

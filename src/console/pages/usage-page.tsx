@@ -1,5 +1,5 @@
 import { BarChart } from '@mantine/charts';
-import { Alert, Button, Group, SimpleGrid, SegmentedControl, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, SimpleGrid, SegmentedControl, Stack, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { queryString } from '../api/api-client.ts';
 import { useSession } from '../api/session.tsx';
@@ -8,6 +8,7 @@ import { useApiGet } from '../api/use-api.ts';
 import { usageGroups, type UsageGrouping } from './usage-groups.ts';
 import { useUsageExport } from './usage-export.ts';
 import { EmptyState, PageState } from './page-state.tsx';
+import { ResponsiveTable } from './responsive-table.tsx';
 
 /** Usage and spend over a range of UTC days, grouped by day, key or model, as a chart, a table and CSV. */
 export function UsagePage() {
@@ -72,30 +73,18 @@ export function UsagePage() {
               aria-label="Tokens chart"
             />
           </SimpleGrid>
-          <Table.ScrollContainer minWidth={480}>
-            <Table striped>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{by}</Table.Th>
-                  <Table.Th>Calls</Table.Th>
-                  <Table.Th>Prompt tokens</Table.Th>
-                  <Table.Th>Completion tokens</Table.Th>
-                  <Table.Th>Spend ({usage.data?.currency})</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {groups.map((group) => (
-                  <Table.Tr key={group.name}>
-                    <Table.Td>{group.name}</Table.Td>
-                    <Table.Td>{group.calls}</Table.Td>
-                    <Table.Td>{group.promptTokens}</Table.Td>
-                    <Table.Td>{group.completionTokens}</Table.Td>
-                    <Table.Td>{group.spend}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <ResponsiveTable
+            label={`Usage by ${by}`}
+            rows={groups}
+            rowKey={(group) => group.name}
+            columns={[
+              { label: by, cell: (group) => group.name },
+              { label: 'Calls', cell: (group) => group.calls },
+              { label: 'Prompt tokens', cell: (group) => group.promptTokens },
+              { label: 'Completion tokens', cell: (group) => group.completionTokens },
+              { label: `Spend (${usage.data?.currency ?? ''})`, cell: (group) => group.spend },
+            ]}
+          />
         </>
       )}
     </Stack>

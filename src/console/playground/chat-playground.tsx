@@ -1,6 +1,7 @@
 import { Alert, Badge, Button, Code, Group, NumberInput, Paper, Stack, Switch, Text, Textarea } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
+import { countText } from '../api/count-text.ts';
 import { useSession } from '../api/session.tsx';
 import { emptyProgress, streamChat, type ChatProgress } from './chat-stream.ts';
 import { curlCommand } from './curl-command.ts';
@@ -122,7 +123,8 @@ export function ChatPlayground() {
           {progress.finishReason !== undefined && (
             <Text size="xs" c="dimmed" data-testid="finish">
               finish_reason {progress.finishReason}
-              {progress.usage !== undefined && `, ${progress.usage.prompt_tokens} prompt + ${progress.usage.completion_tokens} completion tokens`}
+              {progress.usage !== undefined &&
+                `, ${countText(progress.usage.prompt_tokens, 'prompt token', 'prompt tokens')} + ${countText(progress.usage.completion_tokens, 'completion token', 'completion tokens')}`}
             </Text>
           )}
         </Stack>
