@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit, type WatchedPage } from '../helpers/console-browser.ts';
+import { chooseOption, ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit, type WatchedPage } from '../helpers/console-browser.ts';
 import { sseReply, startFakeOpenAiServer, vllmChunk, vllmUsageChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { runCli } from '../helpers/cli-process.ts';
 import { digitalPdf, renderPagePng } from '../helpers/rendered-documents.ts';
@@ -96,12 +96,7 @@ describe('operator console: the playground', () => {
     });
 
     await visit(watched, 'Playground', 'Playground');
-    await page
-      .getByRole('textbox', { name: 'Model', exact: true })
-      .or(page.getByRole('combobox', { name: 'Model', exact: true }))
-      .first()
-      .click();
-    await page.getByRole('option', { name: 'glm-4.7' }).click();
+    await chooseOption(page, 'Model', 'glm-4.7');
     await page.getByLabel(/^Message/).fill('Weather in Paris?');
     await page.getByLabel('Tools (JSON array, as the API takes them)').fill(JSON.stringify(weatherTool));
     assert.match((await page.getByTestId('curl').textContent()) ?? '', /curl http:\/\/127\.0\.0\.1:\d+\/paas\/v4\/chat\/completions[\s\S]*"get_weather"/);

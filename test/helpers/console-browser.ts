@@ -151,3 +151,13 @@ export async function visit(watched: WatchedPage, label: string, heading: string
   await page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name: label, exact: true }).click();
   await page.getByRole('heading', { name: heading, level: 2 }).waitFor();
 }
+
+/** Picks `option` in the select labelled `label` (a searchable select is a textbox, a plain one a combobox). */
+export async function chooseOption(page: Page, label: string, option: string): Promise<void> {
+  await page
+    .getByRole('textbox', { name: label, exact: true })
+    .or(page.getByRole('combobox', { name: label, exact: true }))
+    .first()
+    .click();
+  await page.getByRole('option', { name: option, exact: true }).click();
+}

@@ -1,4 +1,4 @@
-import { Alert, Code } from '@mantine/core';
+import { Alert } from '@mantine/core';
 
 /** The outcome of one playground call: the API's refusal, or the answer. */
 export function RequestResult({ error, children }: { error: string | undefined; children: React.ReactNode }) {
@@ -10,12 +10,4 @@ export function RequestResult({ error, children }: { error: string | undefined; 
     );
   }
   return <>{children}</>;
-}
-
-export function JsonBlock({ value }: { value: unknown }) {
-  return (
-    <Code block style={{ maxHeight: 480, overflow: 'auto' }}>
-      {JSON.stringify(value, null, 2)}
-    </Code>
-  );
 }

@@ -1,7 +1,7 @@
 import { Anchor, Button, Group, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { ModelSelect } from './model-select.tsx';
-import { JsonBlock, RequestResult } from './request-result.tsx';
+import { RequestResult } from './request-result.tsx';
 import { usePlaygroundCall } from './use-playground-call.ts';
 
 /** The reader: a URL read into Markdown. */
@@ -26,7 +26,9 @@ export function ReaderPlayground() {
         {call.answer !== undefined && (
           <>
             <Title order={4}>{call.answer.reader_result.title}</Title>
-            <Text style={{ whiteSpace: 'pre-wrap' }}>{call.answer.reader_result.content}</Text>
+            <Text style={{ whiteSpace: 'pre-wrap' }} data-testid="reader-content">
+              {call.answer.reader_result.content}
+            </Text>
           </>
         )}
       </RequestResult>
@@ -69,7 +71,12 @@ export function WebSearchPlayground() {
   );
 }
 
-/** Translation through the general_translation agent. */
+/** An agent message's content: a string, or a part of which the text is what a person reads. */
+function contentText(content: { text?: string } | string): string {
+  return typeof content === 'string' ? content : (content.text ?? '');
+}
+
+/** Translation through the general_translation agent: the translated text as the agent answers it. */
 export function TranslationPlayground() {
   const [text, setText] = useState('');
   const [target, setTarget] = useState<string>('en');
@@ -97,7 +104,13 @@ export function TranslationPlayground() {
           </Group>
         </Stack>
       </form>
-      <RequestResult error={call.error}>{call.answer !== undefined && <JsonBlock value={call.answer.choices} />}</RequestResult>
+      <RequestResult error={call.error}>
+        {call.answer !== undefined && (
+          <Text style={{ whiteSpace: 'pre-wrap' }} data-testid="translation">
+            {call.answer.choices.flatMap((choice) => choice.messages.map((message) => contentText(message.content))).join('\n')}
+          </Text>
+        )}
+      </RequestResult>
     </Stack>
   );
 }
