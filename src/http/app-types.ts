@@ -14,6 +14,7 @@ import type { MediaFetcher } from '../core/chat/inline-remote-media.ts';
 import type { KnowledgeIndex } from '../core/knowledge/knowledge-index.ts';
 import type { Readiness } from '../core/health/readiness.ts';
 import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
+import type { RequestCountRecorder } from '../core/metrics/request-counts.ts';
 import type { ModelResolver } from '../core/models/model-resolver.ts';
 import type { TaskService } from '../core/tasks/task.ts';
 import type { TaskListing } from '../core/tasks/task-listing.ts';
@@ -57,6 +58,8 @@ export interface AppDependencies {
   readonly keyAdmin: KeyAdmin;
   /** This process's Prometheus metrics: request counts and times, streams; served at GET /metrics. */
   readonly metrics: PlatformMetrics;
+  /** Every node's model calls by hour, from the database (GET /admin/requests' month). */
+  readonly requestCounts: Pick<RequestCountRecorder, 'lastDays'>;
   /** The hf:// model files of the catalog and their downloads (GET /admin/model-files); none in tests without them. */
   readonly modelFiles?: { statuses(): ModelFileStatus[] };
   /** The dependency checks of GET /readyz. */

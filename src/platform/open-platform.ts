@@ -52,6 +52,8 @@ import type { TaskHandler } from '../core/tasks/task.ts';
 import { createTaskService } from '../tasks/create-task-service.ts';
 import { taskQueueDepth } from '../tasks/task-queue-depth.ts';
 import { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
+import { RequestCountRecorder } from '../core/metrics/request-counts.ts';
+import { RequestCountRepository } from '../store/request-count-repository.ts';
 import { platformModels } from '../core/models/platform-models.ts';
 import type { Readiness } from '../core/health/readiness.ts';
 import { createReadiness } from './readiness-checks.ts';
@@ -107,6 +109,8 @@ export interface Platform {
   readonly keyAdmin: KeyAdmin;
   /** This process's Prometheus metrics (GET /metrics on every node; `worker --port` too). */
   readonly metrics: PlatformMetrics;
+  /** Every node's model calls by hour, in the database: the fleet's month of requests and errors. */
+  readonly requestCounts: RequestCountRecorder;
   /** The dependencies /readyz checks: database, Redis (when set), object store, free space of the data disk. */
   readonly readiness: Readiness;
   /** This process's logger: the app logs its requests through it, background work its failures. */
@@ -150,9 +154,13 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
   const models = new ModelResolver(catalog);
   const searchIndex = createSearchIndex(database);
   const metricsToken = environment['MODEL_PLATFORM_METRICS_TOKEN']?.trim();
+  const requestCounts = new RequestCountRecorder(new RequestCountRepository(database), {
+    onError: (error) => logger.error({ err: error }, 'hourly request counts not written yet'),
+  });
   const metrics = new PlatformMetrics({
     knownModels: [...Object.keys(catalog), ...Object.values(platformModels).flat()],
     scrapeToken: metricsToken === '' ? undefined : metricsToken,
+    requestCounts,
   });
   metrics.collectQueueDepth(taskQueueDepth(database));
   const reader = createWebReader({ database, config, dataDir: settings.dataDir, log: failureLog(logger, 'warn') });
@@ -246,6 +254,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     credits: limits.credits,
     keyAdmin: limits.keyAdmin,
     metrics,
+    requestCounts,
     logger,
     readiness: createReadiness({
       database,
@@ -280,6 +289,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
       await blobs.close();
       await usage.close();
       await ledger.close();
+      await requestCounts.close();
       // Engines before the limiter: their shared deployment slots are released while Redis is still connected.
       await backends.close();
       await limits.close();

@@ -191,6 +191,15 @@ interface KnowledgePassageTable {
   segmented_content: string | null;
 }
 
+/** Table `request_hourly`: model calls of every node by UTC hour (ms at its start) and model (0015). */
+export interface RequestHourlyTable {
+  hour_start: number;
+  model: string;
+  requests: number;
+  errors: number;
+  refused: number;
+}
+
 export interface DatabaseSchema {
   api_keys: ApiKeyTable;
   usage_records: UsageRecordTable;
@@ -204,4 +213,5 @@ export interface DatabaseSchema {
   credit_holds: CreditHoldTable;
   knowledge_files: KnowledgeFileTable;
   knowledge_passages: KnowledgePassageTable;
+  request_hourly: RequestHourlyTable;
 }

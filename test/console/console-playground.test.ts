@@ -63,6 +63,8 @@ describe('operator console: the playground', () => {
       spend: await text('spend-1'),
       requests: await text('requests-hour'),
       errors: await text('errors-hour'),
+      requestsMonth: await text('requests-month'),
+      errorsMonth: await text('errors-month'),
     };
   };
 
@@ -93,6 +95,8 @@ describe('operator console: the playground', () => {
       spend: '0.000000 EUR spent',
       requests: '0 requests',
       errors: '0 errors, 0 refused',
+      requestsMonth: '0 requests',
+      errorsMonth: '0 errors, 0 refused',
     });
 
     await visit(watched, 'Playground', 'Playground');
@@ -128,14 +132,16 @@ describe('operator console: the playground', () => {
     const spend = `0.${String(spendMicros).padStart(6, '0')}`;
     assert.equal(spend, '0.000122');
 
-    // The ledger is written in batches: the overview shows the call once it is.
-    await test.platform.usage.flush();
+    // The ledger and the hourly request counts are written in batches: the overview shows the call once they are.
+    await Promise.all([test.platform.usage.flush(), test.platform.requestCounts.flush()]);
     assert.deepEqual(await overviewFigures(watched), {
       calls: '1 call',
       tokens: '19 tokens',
       spend: `${spend} EUR spent`,
       requests: '1 request',
       errors: '0 errors, 0 refused',
+      requestsMonth: '1 request',
+      errorsMonth: '0 errors, 0 refused',
     });
     assert.equal(
       await page

@@ -4,11 +4,14 @@ import { useApiGet } from '../api/use-api.ts';
 import { EmptyState, PageState } from './page-state.tsx';
 import { ResponsiveTable } from './responsive-table.tsx';
 
-interface ModelRequests {
+interface ModelCounts {
   readonly model: string;
   readonly requests: number;
   readonly errors: number;
   readonly refused: number;
+}
+
+interface ModelRequests extends ModelCounts {
   readonly mean_seconds: number;
   readonly max_seconds: number;
 }
@@ -16,23 +19,29 @@ interface ModelRequests {
 interface RequestSummaryAnswer {
   readonly last_hour: ModelRequests[];
   readonly last_day: ModelRequests[];
+  readonly last_30_days: ModelCounts[];
 }
 
-const sum = (rows: readonly ModelRequests[], read: (row: ModelRequests) => number) => rows.reduce((total, row) => total + read(row), 0);
+const sum = (rows: readonly ModelCounts[], read: (row: ModelCounts) => number) => rows.reduce((total, row) => total + read(row), 0);
 
-/** Requests and failures over the last hour and day on this node (GET /admin/requests), and the slowest and most failing models. */
+/**
+ * Requests and failures (GET /admin/requests): over the last hour and day as this node counted
+ * them, over the last 30 days as every node stored them by the hour; and this node's slowest and
+ * most failing models.
+ */
 export function RequestSummary() {
   const summary = useApiGet<RequestSummaryAnswer>('/admin/requests');
   if (summary.data === undefined) return <PageState loading={summary.isPending} error={summary.error} label="Requests" />;
-  const { last_hour: hour, last_day: day } = summary.data;
+  const { last_hour: hour, last_day: day, last_30_days: month } = summary.data;
   const slowest = [...day].sort((left, right) => right.mean_seconds - left.mean_seconds).slice(0, 5);
   const failing = [...day].filter((row) => row.errors > 0).sort((left, right) => right.errors / right.requests - left.errors / left.requests);
   return (
     <>
-      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
         {[
           { label: 'Last hour (this node)', rows: hour, id: 'hour' },
           { label: 'Last day (this node)', rows: day, id: 'day' },
+          { label: 'Last 30 days (all nodes)', rows: month, id: 'month' },
         ].map((period) => (
           <Card withBorder key={period.id} aria-label={`Requests ${period.label}`}>
             <Text size="sm" c="dimmed">

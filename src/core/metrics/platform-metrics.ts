@@ -2,6 +2,7 @@ import type { Capability } from '../models/capability.ts';
 import type { UsageRecord } from '../usage/usage-record.ts';
 import type { EngineCallObserver } from './instrument-backend.ts';
 import { RecentRequests } from './recent-requests.ts';
+import type { RequestCountRecorder } from './request-counts.ts';
 import { MetricRegistry, type Counter, type Gauge, type Histogram, type ScrapeCollector } from './metric-registry.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
 
@@ -35,6 +36,8 @@ export interface PlatformMetricsOptions {
   readonly knownModels: Iterable<string>;
   /** When set, GET /metrics wants `Authorization: Bearer <token>` (MODEL_PLATFORM_METRICS_TOKEN). */
   readonly scrapeToken?: string | undefined;
+  /** Counts every model call by hour into the database, for the fleet's month of requests and errors. */
+  readonly requestCounts?: RequestCountRecorder;
 }
 
 /**
@@ -57,12 +60,14 @@ export class PlatformMetrics implements EngineCallObserver {
   readonly tokens: Counter<'model' | 'kind'>;
   /** The last day's model calls by minute, for the admin API's request summary (GET /admin/requests). */
   readonly recentRequests = new RecentRequests();
+  readonly #requestCounts: RequestCountRecorder | undefined;
   readonly #knownModels: ReadonlySet<string>;
   readonly #stopProcessMetrics: () => void;
 
   constructor(options: PlatformMetricsOptions) {
     this.#knownModels = new Set(options.knownModels);
     this.scrapeToken = options.scrapeToken;
+    this.#requestCounts = options.requestCounts;
     const registry = this.registry;
     this.httpRequests = registry.counter({
       name: `${prefix}http_requests_total`,
@@ -128,7 +133,9 @@ export class PlatformMetrics implements EngineCallObserver {
   observeRequest(labels: { route: string; method: string; model: string; status: string }, seconds: number): void {
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
-    if (labels.model !== '') this.recentRequests.record(labels.model, Number(labels.status), seconds);
+    if (labels.model === '') return;
+    this.recentRequests.record(labels.model, Number(labels.status), seconds);
+    this.#requestCounts?.record(labels.model, Number(labels.status));
   }
 
   engineCall(model: string, capability: Capability, seconds: number, deployment = ''): void {

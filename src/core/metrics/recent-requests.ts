@@ -1,3 +1,5 @@
+import { requestOutcome } from './request-counts.ts';
+
 const minuteMs = 60_000;
 /** A day of minutes: the longest window asked for. */
 const keptMinutes = 24 * 60;
@@ -41,8 +43,9 @@ export class RecentRequests {
       this.#current.set(model, sums);
     }
     sums.requests += 1;
-    if (status >= 500) sums.errors += 1;
-    else if (status >= 400) sums.refused += 1;
+    const outcome = requestOutcome(status);
+    if (outcome === 'error') sums.errors += 1;
+    else if (outcome === 'refused') sums.refused += 1;
     sums.totalSeconds += seconds;
     sums.maxSeconds = Math.max(sums.maxSeconds, seconds);
   }

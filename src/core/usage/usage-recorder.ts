@@ -1,3 +1,4 @@
+import { BatchFlusher } from '../jobs/batch-flusher.ts';
 import type { UsageRecord } from './usage-record.ts';
 
 export interface UsageRecorderOptions {
@@ -20,9 +21,8 @@ export class UsageRecorder {
   readonly #maxPending: number;
   readonly #onError: (error: unknown, dropped: number) => void;
   readonly #observe: ((record: UsageRecord) => void) | undefined;
-  readonly #timer: NodeJS.Timeout;
+  readonly #flusher: BatchFlusher;
   #pending: UsageRecord[] = [];
-  #flushing: Promise<void> | undefined;
 
   constructor(write: (records: readonly UsageRecord[]) => Promise<void>, options: UsageRecorderOptions = {}) {
     this.#write = write;
@@ -30,8 +30,7 @@ export class UsageRecorder {
     this.#maxPending = options.maxPending ?? 100_000;
     this.#onError = options.onError ?? (() => undefined);
     this.#observe = options.observe;
-    this.#timer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 1000);
-    this.#timer.unref();
+    this.#flusher = new BatchFlusher(() => this.#drain(), options.flushIntervalMs ?? 1000);
   }
 
   record(record: UsageRecord): void {
@@ -42,16 +41,11 @@ export class UsageRecorder {
 
   /** Writes everything recorded so far; concurrent calls share one write. */
   flush(): Promise<void> {
-    this.#flushing ??= this.#drain().finally(() => {
-      this.#flushing = undefined;
-    });
-    return this.#flushing;
+    return this.#flusher.flush();
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#flushing;
-    await this.flush();
+  close(): Promise<void> {
+    return this.#flusher.close();
   }
 
   async #drain(): Promise<void> {

@@ -13,6 +13,7 @@ import * as knowledgeBases from './0011-knowledge-bases.ts';
 import * as spendAndReservations from './0012-spend-and-reservations.ts';
 import * as pendingFiles from './0013-pending-files.ts';
 import * as taskListing from './0014-task-listing.ts';
+import * as requestHourly from './0015-request-hourly.ts';
 
 /** Every migration, in order; the names are recorded in the database and must never change. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012-spend-and-reservations': spendAndReservations,
   '0013-pending-files': pendingFiles,
   '0014-task-listing': taskListing,
+  '0015-request-hourly': requestHourly,
 };
