@@ -192,7 +192,7 @@ interface KnowledgePassageTable {
 }
 
 /** Table `request_hourly`: model calls of every node by UTC hour (ms at its start) and model (0015). */
-export interface RequestHourlyTable {
+interface RequestHourlyTable {
   hour_start: number;
   model: string;
   requests: number;

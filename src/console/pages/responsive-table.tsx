@@ -1,7 +1,7 @@
 import { Box, Card, Stack, Table, Text, useMatches } from '@mantine/core';
 import type { ReactNode } from 'react';
 
-export interface TableColumn<Row> {
+interface TableColumn<Row> {
   readonly label: ReactNode;
   readonly cell: (row: Row) => ReactNode;
 }
