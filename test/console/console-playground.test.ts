@@ -104,16 +104,26 @@ describe('operator console: the playground', () => {
     await page.getByLabel(/^Message/).fill('Weather in Paris?');
     await page.getByLabel('Tools (JSON array, as the API takes them)').fill(JSON.stringify(weatherTool));
     assert.match((await page.getByTestId('curl').textContent()) ?? '', /curl http:\/\/127\.0\.0\.1:\d+\/paas\/v4\/chat\/completions[\s\S]*"get_weather"/);
+    // Every state the answer passes through is recorded as the page changes (a MutationObserver, not
+    // polling, so a busy host that paints late still records each streamed part as it lands).
+    // (A string script: the test's TypeScript loader would add helpers the page does not have to a function.)
+    await page.evaluate(`{
+      const states = [];
+      const read = (testId) => document.querySelector('[data-testid="' + testId + '"]')?.textContent ?? null;
+      new MutationObserver(() => {
+        const state = JSON.stringify([read('reasoning'), read('answer'), read('tool-call') !== null]);
+        if (states.at(-1) !== state) states.push(state);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      window.answerStates = states;
+    }`);
     await page.getByRole('button', { name: 'Send' }).click();
-
-    // Seen part-way: the first reasoning fragment alone, then the first text fragment before the rest.
-    const shows = (testId: string, text: string) =>
-      page.waitForFunction(`document.querySelector('[data-testid="${testId}"]')?.textContent === ${JSON.stringify(text)}`);
-    await shows('reasoning', 'The user wants ');
-    assert.equal(await page.getByTestId('answer').count(), 0, 'no text before the reasoning is done');
-    await shows('answer', 'Let me ');
-    assert.equal(await page.getByTestId('tool-call').count(), 0, 'the tool call comes after the text');
     await page.getByTestId('finish').waitFor();
+    // Seen part-way: the first reasoning fragment alone, then the first text fragment before the tool call.
+    const states = ((await page.evaluate('window.answerStates')) as string[]).map((state) => JSON.parse(state) as [string | null, string | null, boolean]);
+    const reasoningAlone = states.findIndex(([reasoning, answer]) => reasoning === 'The user wants ' && answer === null);
+    const firstText = states.findIndex(([, answer, toolCall]) => answer === 'Let me ' && !toolCall);
+    assert.ok(reasoningAlone >= 0, `the first reasoning part shown alone: ${JSON.stringify(states)}`);
+    assert.ok(firstText > reasoningAlone, `then the first text part, before the tool call: ${JSON.stringify(states)}`);
     assert.equal(await page.getByTestId('reasoning').textContent(), 'The user wants the weather.');
     assert.equal(await page.getByTestId('answer').textContent(), 'Let me check.');
     assert.match((await page.getByTestId('tool-call').textContent()) ?? '', /get_weather[\s\S]*\{"city":"Paris"\}/);
