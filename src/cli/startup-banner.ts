@@ -1,6 +1,6 @@
 import type { CatalogEntry, PlatformConfig } from '../core/config/config.schema.ts';
 import { deploymentsOf } from '../core/config/model-deployments.ts';
-import { capabilityLabels, type Capability } from '../core/models/capability.ts';
+import { capabilities, type Capability } from '../core/models/capability.ts';
 import { platformModels } from '../core/models/platform-models.ts';
 import { zeroConfigModels } from '../core/models/zero-config-models.ts';
 
@@ -76,9 +76,9 @@ function zeroConfigurationFeatures(overridden: ReadonlySet<string>): ZeroConfigu
       const entry = Object.hasOwn(zeroConfigModels, model) && !overridden.has(model) ? zeroConfigModels[model] : undefined;
       if (entry !== undefined) byBackend.set(entry.backend, [...(byBackend.get(entry.backend) ?? []), model]);
     }
-    for (const [backend, models] of byBackend) features.push({ feature: capabilityLabels[capability], models, backend });
+    for (const [backend, models] of byBackend) features.push({ feature: capabilities[capability].label, models, backend });
   }
-  features.push({ feature: capabilityLabels.read, backend: 'built-in reader' });
+  features.push({ feature: capabilities.read.label, backend: 'built-in reader' });
   return features;
 }
 

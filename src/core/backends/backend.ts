@@ -1,22 +1,13 @@
 import type { ModelEntry } from '../config/config.schema.ts';
-import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
-import type { ImageGenerator } from '../media/image-generator.ts';
-import type { LayoutParser } from '../ocr/layout-parser.ts';
-import type { Transcriber } from '../media/transcriber.ts';
-import type { VideoGenerator } from '../media/video-generator.ts';
+import type { BackendCapabilities } from '../models/capability.ts';
 import type { SearchIndex } from '../web/search-index.ts';
 import type { WebReader } from '../web/web-reader.ts';
-import type { WebSearcher } from '../web/web-searcher.ts';
 
-/** The capabilities one configured model's engine offers; each is optional (docs/architecture.md, "Adding a capability"). */
-export interface Backend {
-  readonly chat?: ChatModel;
-  readonly tokenizer?: TokenCounter;
-  readonly search?: WebSearcher;
-  readonly image?: ImageGenerator;
-  readonly video?: VideoGenerator;
-  readonly transcribe?: Transcriber;
-  readonly layout?: LayoutParser;
+/**
+ * What one configured model's engine offers: a member per capability of the table in
+ * core/models/capability.ts (`chat`, `tokenizer`, `image`…), each optional, and its lifecycle.
+ */
+export interface Backend extends BackendCapabilities {
   /**
    * False where the chat takes text parts only and refuses media parts (1214); a tokenizer read from
    * the model's own files (`tokenizerPath`) then refuses them the same way. Left out: the engine decides.

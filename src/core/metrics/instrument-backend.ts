@@ -2,9 +2,10 @@ import type { Backend } from '../backends/backend.ts';
 import { asApiError } from '../errors/engine-failure.ts';
 import { logEngineFailure } from '../logging/engine-failure-log.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { Capability } from '../models/capability.ts';
+import { callEngine, hasEngineMethod, streamEngine, wrapBackend, type EngineMethodWrapper } from '../backends/wrap-backend.ts';
+import type { Capability, EngineMethod, EngineRequest } from '../models/capability.ts';
 import { WatchedParts } from '../streams/watched-parts.ts';
-import { endEngineSpan, inEngineSpan, partsInEngineSpan, startEngineSpan, type EngineSpan } from '../telemetry/engine-span.ts';
+import { endEngineSpan, inEngineSpan, partsInEngineSpan, startEngineSpan, type EngineSpan, type EngineSpanTarget } from '../telemetry/engine-span.ts';
 import { platformTracer } from '../telemetry/tracing.ts';
 
 /** What the engine decorator reports: one duration per finished call, one error per failed one. */
@@ -32,47 +33,64 @@ export function instrumentBackend(
   deployment?: string,
   backendKind?: string,
 ): Backend {
-  const target = { model, deployment, backend: backendKind };
-  const finished = (
-    capability: Capability,
-    signal: AbortSignal,
-    started: number,
-    engineSpan: EngineSpan | undefined,
-    error?: { readonly thrown: unknown },
-  ): void => {
-    endEngineSpan(engineSpan, signal, error);
-    if (signal.aborted) return;
-    const seconds = (performance.now() - started) / 1000;
-    observer?.engineCall(model, capability, seconds, deployment);
-    if (error === undefined) return;
-    observer?.engineError(model, capability, errorCode(error.thrown), deployment);
-    // Inside the engine span, so the line names the span of the failed call.
-    if (logger !== undefined) inEngineSpan(engineSpan, () => logEngineFailure(logger, capability, error.thrown, seconds));
-  };
-  const track = <Result>(capability: Capability, signal: AbortSignal, call: () => Promise<Result>): Promise<Result> => {
+  const instrumented: { -readonly [Key in keyof Backend]: Backend[Key] } = wrapBackend(
+    new InstrumentedMethods(backend, model, observer, logger, { model, deployment, backend: backendKind }),
+  );
+  if (backend.takesMedia !== undefined) instrumented.takesMedia = backend.takesMedia;
+  if (backend.close !== undefined) instrumented.close = () => backend.close?.() ?? Promise.resolve();
+  return instrumented;
+}
+
+/** Every engine method of one deployment, timed, counted, logged on failure and traced. */
+class InstrumentedMethods implements EngineMethodWrapper {
+  readonly #backend: Backend;
+  readonly #model: string;
+  readonly #observer: EngineCallObserver | undefined;
+  readonly #logger: Logger | undefined;
+  readonly #target: EngineSpanTarget;
+
+  constructor(backend: Backend, model: string, observer: EngineCallObserver | undefined, logger: Logger | undefined, target: EngineSpanTarget) {
+    this.#backend = backend;
+    this.#model = model;
+    this.#observer = observer;
+    this.#logger = logger;
+    this.#target = target;
+  }
+
+  offers(method: EngineMethod): boolean {
+    return hasEngineMethod(this.#backend, method);
+  }
+
+  call(method: EngineMethod, request: EngineRequest): Promise<unknown> {
+    const { capability } = method;
     const started = performance.now();
-    const engineSpan = startEngineSpan(capability, target);
-    return inEngineSpan(engineSpan, call).then(
+    const engineSpan = startEngineSpan(capability, this.#target);
+    return inEngineSpan(engineSpan, () => callEngine(this.#backend, method, request)).then(
       (result) => {
-        finished(capability, signal, started, engineSpan);
+        this.#finished(capability, request.signal, started, engineSpan);
         return result;
       },
       (error: unknown) => {
-        finished(capability, signal, started, engineSpan, { thrown: error });
+        this.#finished(capability, request.signal, started, engineSpan, { thrown: error });
         throw error;
       },
     );
-  };
-  // A stream is timed to its end; one cut short because the client left is not.
-  const trackStream = <Part>(capability: Capability, signal: AbortSignal, parts: () => AsyncIterable<Part>): AsyncIterable<Part> => {
-    if (platformTracer() !== undefined) return trackStreamInSpan(capability, signal, parts);
+  }
+
+  /** A stream is timed to its end; one cut short because the client left is not. */
+  stream(method: EngineMethod, request: EngineRequest): AsyncIterable<unknown> {
+    const parts = () => streamEngine(this.#backend, method, request);
+    if (platformTracer() !== undefined) return this.#streamInSpan(method.capability, request.signal, parts);
     // Without tracing the stream is only watched: no layer per part (watched-parts.ts).
     const started = performance.now();
-    return WatchedParts.of(parts(), (end) => finished(capability, signal, started, undefined, end.kind === 'failed' ? { thrown: end.error } : undefined));
-  };
-  async function* trackStreamInSpan<Part>(capability: Capability, signal: AbortSignal, parts: () => AsyncIterable<Part>): AsyncGenerator<Part> {
+    return WatchedParts.of(parts(), (end) =>
+      this.#finished(method.capability, request.signal, started, undefined, end.kind === 'failed' ? { thrown: end.error } : undefined),
+    );
+  }
+
+  async *#streamInSpan(capability: Capability, signal: AbortSignal, parts: () => AsyncIterable<unknown>): AsyncGenerator<unknown> {
     const started = performance.now();
-    const engineSpan = startEngineSpan(capability, target);
+    const engineSpan = startEngineSpan(capability, this.#target);
     let failure: { thrown: unknown } | undefined;
     try {
       yield* partsInEngineSpan(engineSpan, parts);
@@ -80,35 +98,22 @@ export function instrumentBackend(
       failure = { thrown: error };
       throw error;
     } finally {
-      finished(capability, signal, started, engineSpan, failure);
+      this.#finished(capability, signal, started, engineSpan, failure);
     }
   }
 
-  const { chat, tokenizer, search, image, video, transcribe, layout } = backend;
-  const instrumented: { -readonly [Key in keyof Backend]: Backend[Key] } = {};
-  if (chat !== undefined) {
-    instrumented.chat = {
-      generate: (request) => track('chat', request.signal, () => chat.generate(request)),
-      stream: (request) => trackStream('chat', request.signal, () => chat.stream(request)),
-    };
+  #finished(capability: Capability, signal: AbortSignal, started: number, engineSpan: EngineSpan | undefined, error?: { readonly thrown: unknown }): void {
+    endEngineSpan(engineSpan, signal, error);
+    if (signal.aborted) return;
+    const seconds = (performance.now() - started) / 1000;
+    const deployment = this.#target.deployment;
+    this.#observer?.engineCall(this.#model, capability, seconds, deployment);
+    if (error === undefined) return;
+    this.#observer?.engineError(this.#model, capability, errorCode(error.thrown), deployment);
+    // Inside the engine span, so the line names the span of the failed call.
+    const logger = this.#logger;
+    if (logger !== undefined) inEngineSpan(engineSpan, () => logEngineFailure(logger, capability, error.thrown, seconds));
   }
-  if (tokenizer !== undefined) {
-    instrumented.tokenizer = { countPromptTokens: (request) => track('tokenize', request.signal, () => tokenizer.countPromptTokens(request)) };
-  }
-  if (search !== undefined) instrumented.search = { search: (query) => track('search', query.signal, () => search.search(query)) };
-  if (image !== undefined) instrumented.image = { generate: (request) => track('image', request.signal, () => image.generate(request)) };
-  if (video !== undefined) instrumented.video = { generate: (request) => track('video', request.signal, () => video.generate(request)) };
-  if (layout !== undefined) instrumented.layout = { parse: (request) => track('layout', request.signal, () => layout.parse(request)) };
-  if (transcribe !== undefined) {
-    const streamTranscript = transcribe.stream?.bind(transcribe);
-    instrumented.transcribe = {
-      transcribe: (request) => track('transcribe', request.signal, () => transcribe.transcribe(request)),
-      ...(streamTranscript === undefined ? {} : { stream: (request) => trackStream('transcribe', request.signal, () => streamTranscript(request)) }),
-    };
-  }
-  if (backend.takesMedia !== undefined) instrumented.takesMedia = backend.takesMedia;
-  if (backend.close !== undefined) instrumented.close = () => backend.close?.() ?? Promise.resolve();
-  return instrumented;
 }
 
 /** A bounded label: platform error codes, or the error class for anything else. */

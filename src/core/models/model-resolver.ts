@@ -2,26 +2,8 @@ import { ApiError } from '../errors/api-error.ts';
 import { quoteClientValue } from '../errors/quote-client-value.ts';
 import type { CatalogEntry, ModelEntry } from '../config/config.schema.ts';
 import { modelSettingsOf } from '../config/model-deployments.ts';
-import { capabilityLabels, type Capability } from './capability.ts';
-import { defaultChatModel, platformModels } from './platform-models.ts';
-
-/**
- * Example catalog lines used in "add this to your config" messages. A chat name can answer with
- * the model served with no configuration in one line; the workflow files are the repository's own
- * (workflows/), copied beside the config file.
- */
-const exampleBackend: Record<Capability, string> = {
-  chat: `{ alias: ${defaultChatModel} } (the local model served with no configuration), or { backend: openai-compatible, baseUrl: http://gpu-host:8000/v1 }`,
-  tokenize: `{ alias: ${defaultChatModel} } (the local model served with no configuration), or { backend: openai-compatible, baseUrl: http://gpu-host:8000/v1 }`,
-  image:
-    '{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/image.json } (the repository ships workflows/image.json, an SDXL text-to-image graph)',
-  video:
-    '{ backend: comfyui, baseUrl: http://gpu-host:8188, workflow: ./workflows/video.json } (the repository ships workflows/video.json, a Wan 2.1 text-to-video graph)',
-  search: '{ backend: local-index }',
-  read: '{ backend: zai, apiKey: ${ZAI_API_KEY} }',
-  layout: '{ backend: paddle-ocr }',
-  transcribe: '{ backend: openai-transcription, baseUrl: http://gpu-host:8000/v1 }',
-};
+import { capabilities, type Capability } from './capability.ts';
+import { platformModels } from './platform-models.ts';
 
 /** Maps a request's model name onto the catalog entry that serves it. */
 export class ModelResolver {
@@ -52,13 +34,13 @@ export class ModelResolver {
     if (entry !== undefined) return entry;
     if (!platformModels[capability].includes(model)) {
       const known = platformModels[capability];
-      const hint = known.length > 0 ? ` Models for ${capabilityLabels[capability]}: ${known.join(', ')}.` : '';
+      const hint = known.length > 0 ? ` Models for ${capabilities[capability].label}: ${known.join(', ')}.` : '';
       throw new ApiError('1211', `Unknown Model, please check the model code: '${quoteClientValue(model)}'.${hint}`);
     }
     throw new ApiError(
       '1221',
-      `Model '${model}' has no engine configured for ${capabilityLabels[capability]}. ` +
-        `Add it to the config file (MODEL_PLATFORM_CONFIG), for example: models: { ${model}: ${exampleBackend[capability]} }.`,
+      `Model '${model}' has no engine configured for ${capabilities[capability].label}. ` +
+        `Add it to the config file (MODEL_PLATFORM_CONFIG), for example: models: { ${model}: ${capabilities[capability].example} }.`,
     );
   }
 }
@@ -67,7 +49,7 @@ export class ModelResolver {
 export function engineNotAvailable(model: string, entry: ModelEntry, capability: Capability): ApiError {
   return new ApiError(
     '1221',
-    `Model '${model}' is configured with backend '${entry.backend}', which this build cannot run for ${capabilityLabels[capability]} yet.`,
+    `Model '${model}' is configured with backend '${entry.backend}', which this build cannot run for ${capabilities[capability].label} yet.`,
   );
 }
 

@@ -1,5 +1,7 @@
 import type { Backend } from '../backends/backend.ts';
-import type { DeploymentRouter, RoutedDeployment } from './deployment-router.ts';
+import { callEngine, hasEngineMethod, streamEngine, wrapBackend, type EngineMethodWrapper } from '../backends/wrap-backend.ts';
+import type { EngineMethod, EngineRequest } from '../models/capability.ts';
+import type { DeploymentRouter, RoutedDeployment, Usable } from './deployment-router.ts';
 import { isFailoverEligible } from './failover-eligible.ts';
 import { recordServedBy } from './served-by.ts';
 import { OpenedLater } from '../streams/opened-later.ts';
@@ -8,10 +10,6 @@ import { OpenedLater } from '../streams/opened-later.ts';
 export interface RouterTurn {
   readonly router: DeploymentRouter;
   readonly fallbackModel?: string;
-}
-
-interface Signalled {
-  readonly signal: AbortSignal;
 }
 
 /**
@@ -23,93 +21,80 @@ interface Signalled {
 export function routedBackend(turns: () => readonly RouterTurn[]): Backend {
   const own = turns()[0]?.router;
   if (own === undefined) return {};
-  const offered = (has: (backend: Backend) => boolean) => own.deployments.some((deployment) => has(deployment.backend));
+  return wrapBackend(new RoutedMethods(own, turns));
+}
 
-  /** One routed method: `method` picks the deployment backend's method, undefined where it lacks it. */
-  function call<Request extends Signalled, Result>(
-    method: (backend: Backend) => ((request: Request) => Promise<Result>) | undefined,
-    usable: (turn: RouterTurn) => (deployment: RoutedDeployment) => boolean = () => (deployment) => method(deployment.backend) !== undefined,
-  ): (request: Request) => Promise<Result> {
-    return async (request) => {
-      let lastError: unknown;
-      for (const turn of usableTurns(turns(), usable)) {
-        try {
-          return await turn.router.call(
-            request.signal,
-            usable(turn),
-            (deployment) => (method(deployment.backend) as (request: Request) => Promise<Result>)(request),
-            (deployment) => recordServedBy(request.signal, served(deployment, turn)),
-          );
-        } catch (error) {
-          if (request.signal.aborted || !isFailoverEligible(error)) throw error;
-          lastError = error;
-        }
-      }
-      throw lastError;
-    };
+/** Every engine method of a routed model: which deployment, model or fallback serves each call. */
+class RoutedMethods implements EngineMethodWrapper {
+  readonly #own: DeploymentRouter;
+  readonly #turns: () => readonly RouterTurn[];
+
+  constructor(own: DeploymentRouter, turns: () => readonly RouterTurn[]) {
+    this.#own = own;
+    this.#turns = turns;
+  }
+
+  offers(method: EngineMethod): boolean {
+    return this.#own.deployments.some((deployment) => hasEngineMethod(deployment.backend, method));
+  }
+
+  /** One routed call: the model's deployments, then each fallback model's, while the failure lets another engine take over. */
+  call(method: EngineMethod, request: EngineRequest): Promise<unknown> {
+    return this.#acrossTurns(method, request.signal, (turn, usable) =>
+      turn.router.call(
+        request.signal,
+        usable,
+        (deployment) => callEngine(deployment.backend, method, request),
+        (deployment) => recordServedBy(request.signal, served(deployment, turn)),
+      ),
+    );
   }
 
   /** One routed stream: committed once its first part is passed on; before that, the next deployment or fallback takes it. */
-  function stream<Request extends Signalled, Part>(method: (backend: Backend) => ((request: Request) => AsyncIterable<Part>) | undefined) {
-    const usable = () => (deployment: RoutedDeployment) => method(deployment.backend) !== undefined;
-    const open = async (request: Request): Promise<AsyncIterator<Part>> => {
-      let lastError: unknown;
-      for (const turn of usableTurns(turns(), usable)) {
-        try {
-          // Committed once this resolves (its first part is in): later failures are the stream's own.
-          return await turn.router.openStream(
-            request.signal,
-            usable(),
-            (deployment) => (method(deployment.backend) as (request: Request) => AsyncIterable<Part>)(request),
-            (deployment) => recordServedBy(request.signal, served(deployment, turn)),
-          );
-        } catch (error) {
-          if (request.signal.aborted || !isFailoverEligible(error)) throw error;
-          lastError = error;
-        }
-      }
-      throw lastError;
-    };
-    return (request: Request): AsyncIterableIterator<Part> => new OpenedLater(() => open(request));
+  stream(method: EngineMethod, request: EngineRequest): AsyncIterableIterator<unknown> {
+    return new OpenedLater(() =>
+      this.#acrossTurns(method, request.signal, (turn, usable) =>
+        // Committed once this resolves (its first part is in): later failures are the stream's own.
+        turn.router.openStream(
+          request.signal,
+          usable,
+          (deployment) => streamEngine(deployment.backend, method, request),
+          (deployment) => recordServedBy(request.signal, served(deployment, turn)),
+        ),
+      ),
+    );
   }
 
-  const backend: { -readonly [Key in keyof Backend]: Backend[Key] } = {};
-  if (offered((engine) => engine.chat !== undefined)) {
-    backend.chat = {
-      generate: call((engine) => engine.chat?.generate.bind(engine.chat)),
-      stream: stream((engine) => engine.chat?.stream.bind(engine.chat)),
-    };
+  /** `attempt` on each usable turn in order, until one answers or fails in a way no other engine may take over. */
+  async #acrossTurns<Result>(method: EngineMethod, signal: AbortSignal, attempt: (turn: RouterTurn, usable: Usable) => Promise<Result>): Promise<Result> {
+    let lastError: unknown;
+    for (const { turn, usable } of this.#usableTurns(method)) {
+      try {
+        return await attempt(turn, usable);
+      } catch (error) {
+        if (signal.aborted || !isFailoverEligible(error)) throw error;
+        lastError = error;
+      }
+    }
+    throw lastError;
   }
-  if (offered((engine) => engine.tokenizer !== undefined)) {
-    // Token counts differ between engine families: only deployments of the family that counts first answer.
-    const family = (turn: RouterTurn) => turn.router.deployments.find((deployment) => deployment.backend.tokenizer !== undefined)?.kind;
-    backend.tokenizer = {
-      countPromptTokens: call(
-        (engine) => engine.tokenizer?.countPromptTokens.bind(engine.tokenizer),
-        (turn) => (deployment) => deployment.backend.tokenizer !== undefined && deployment.kind === family(turn),
-      ),
-    };
+
+  /** The turns whose model has a deployment for the call (a fallback model without the capability is passed over), each with the deployments it may use. */
+  #usableTurns(method: EngineMethod): { turn: RouterTurn; usable: Usable }[] {
+    return this.#turns()
+      .map((turn) => ({ turn, usable: usableDeployments(turn.router, method) }))
+      .filter(({ turn, usable }) => turn.router.deployments.some(usable));
   }
-  if (offered((engine) => engine.search !== undefined)) backend.search = { search: call((engine) => engine.search?.search.bind(engine.search)) };
-  if (offered((engine) => engine.image !== undefined)) backend.image = { generate: call((engine) => engine.image?.generate.bind(engine.image)) };
-  if (offered((engine) => engine.video !== undefined)) backend.video = { generate: call((engine) => engine.video?.generate.bind(engine.video)) };
-  if (offered((engine) => engine.layout !== undefined)) backend.layout = { parse: call((engine) => engine.layout?.parse.bind(engine.layout)) };
-  if (offered((engine) => engine.transcribe !== undefined)) {
-    backend.transcribe = {
-      transcribe: call((engine) => engine.transcribe?.transcribe.bind(engine.transcribe)),
-      ...(offered((engine) => engine.transcribe?.stream !== undefined)
-        ? { stream: stream((engine) => engine.transcribe?.stream?.bind(engine.transcribe)) }
-        : {}),
-    };
-  }
-  return backend;
+}
+
+/** The deployments of `router` that have `method`; for a capability whose answers differ by engine kind, only those of the first such deployment's kind. */
+function usableDeployments(router: DeploymentRouter, method: EngineMethod): Usable {
+  const offering = (deployment: RoutedDeployment) => hasEngineMethod(deployment.backend, method);
+  if (!method.oneEngineKind) return offering;
+  const kind = router.deployments.find(offering)?.kind;
+  return (deployment) => offering(deployment) && deployment.kind === kind;
 }
 
 function served(deployment: RoutedDeployment, turn: RouterTurn) {
   return turn.fallbackModel === undefined ? { deployment: deployment.name } : { deployment: deployment.name, fallbackModel: turn.fallbackModel };
-}
-
-/** The turns whose model has a deployment for the call (a fallback model without the capability is passed over). */
-function usableTurns(turns: readonly RouterTurn[], usable: (turn: RouterTurn) => (deployment: RoutedDeployment) => boolean): RouterTurn[] {
-  return turns.filter((turn) => turn.router.deployments.some(usable(turn)));
 }
