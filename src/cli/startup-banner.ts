@@ -1,7 +1,7 @@
 import type { CatalogEntry, PlatformConfig } from '../core/config/config.schema.ts';
 import { deploymentsOf } from '../core/config/model-deployments.ts';
 import { capabilities, type Capability } from '../core/models/capability.ts';
-import { platformModels } from '../core/models/platform-models.ts';
+import { platformModelsOf } from '../core/models/platform-models.ts';
 import { zeroConfigModels } from '../core/models/zero-config-models.ts';
 
 /** A model of the config file and the engine serving it: its kind and, for HTTP engines, the host (never a key or a path). */
@@ -70,9 +70,9 @@ function configuredModel(model: string, catalogEntry: CatalogEntry): ConfiguredM
 /** The zero-configuration models by feature, less those the config file maps elsewhere; and the reader, which takes no model. */
 function zeroConfigurationFeatures(overridden: ReadonlySet<string>): ZeroConfigurationFeature[] {
   const features: ZeroConfigurationFeature[] = [];
-  for (const capability of Object.keys(platformModels) as Capability[]) {
+  for (const capability of Object.keys(capabilities) as Capability[]) {
     const byBackend = new Map<string, string[]>();
-    for (const model of platformModels[capability]) {
+    for (const model of platformModelsOf(capability)) {
       const entry = Object.hasOwn(zeroConfigModels, model) && !overridden.has(model) ? zeroConfigModels[model] : undefined;
       if (entry !== undefined) byBackend.set(entry.backend, [...(byBackend.get(entry.backend) ?? []), model]);
     }

@@ -172,17 +172,17 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     changed: (id) => authenticator.forget(id),
     log: logFailure,
   });
-  const backends = new ModelBackends(
+  const backends = new ModelBackends({
     models,
-    backendFactories,
-    settings.configPath,
-    (tokenizerPath, chatTemplatePath) => HfTokenCounter.load(tokenizerPath, chatTemplatePath),
-    { searchIndex, reader, modelFiles, announce: (fields, message) => logger.info(fields, message) },
-    metrics,
+    factories: backendFactories,
+    configPath: settings.configPath,
+    loadTokenizerFiles: (tokenizerPath, chatTemplatePath) => HfTokenCounter.load(tokenizerPath, chatTemplatePath),
+    resources: { searchIndex, reader, modelFiles, announce: (fields, message) => logger.info(fields, message) },
+    observer: metrics,
     logger,
     // A fleet holds each deployment's maxConcurrency across its nodes, in the key limits' Redis.
-    settings.redisUrl === undefined ? {} : { deploymentSlots: new SharedDeploymentSlots(limits.limiter, { log: logFailure }) },
-  );
+    deploymentSlots: settings.redisUrl === undefined ? undefined : new SharedDeploymentSlots(limits.limiter, { log: logFailure }),
+  });
   metrics.collectDeploymentStates(() => backends.deploymentStates());
   const ledger = new UsageRepository(database);
   const usage = new MeteredUsageRecorder((records) => ledger.insertMany(records), limits.admission, {

@@ -16,7 +16,7 @@ describe("media generation: an engine's unusable answer is the engine's failure"
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('no image at all', async () => {
-    const backends = { image: () => ({ generate: () => Promise.resolve({ images: [], contentFilter: undefined }) }) };
+    const backends = { capability: () => ({ generate: () => Promise.resolve({ images: [], contentFilter: undefined }) }) };
     const job = { model: 'my-painter', prompt: 'a dot', width: 64, height: 64, quality: 'standard' as const };
     const error = await rejection(generateImages({ backends, blobs }, job, { id: 'task-1', asyncTask: false, signal: AbortSignal.timeout(10_000) }));
     assertEngineFailure(error, 'bad-answer', 'my-painter', 'returned no image');
@@ -24,7 +24,7 @@ describe("media generation: an engine's unusable answer is the engine's failure"
   });
 
   it('a video ffmpeg cannot read a first frame from, for its cover', async () => {
-    const backends = { video: () => ({ generate: () => Promise.resolve({ bytes: Buffer.from('not a video at all'), contentType: 'video/mp4' }) }) };
+    const backends = { capability: () => ({ generate: () => Promise.resolve({ bytes: Buffer.from('not a video at all'), contentType: 'video/mp4' }) }) };
     const job = {
       model: 'my-director',
       prompt: 'a dot',

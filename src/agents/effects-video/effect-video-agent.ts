@@ -56,7 +56,7 @@ export function createEffectVideoAgent(services: AgentServices): EffectVideoAgen
     const { image, text } = readEffectVideoInput(input.messages);
     const prompt = effectPrompt(template, text);
     // Refuse now when no engine serves the model, before the photo is fetched or stored.
-    services.backends.video(model);
+    services.backends.capability(model, 'video');
     const fetcher = new GuardedFetcher({ guard, maxBytes: maxVideoImageBytes, userAgent: 'model-platform (effect video photo)' });
     const photo = await readVideoImage(image, fetcher, input.signal).finally(() => fetcher.close());
     // The task row keeps a blob key, not megabytes of base64; the video handler reads the bytes back.

@@ -42,7 +42,7 @@ export function createSlidesAgent(services: SlidesAgentServices): SlidesAgent {
     const model = agentChatModel(services.config, agentId);
     const conversations = conversationStore(services);
     const instruction = instructionOf(input.messages);
-    const chat = services.backends.chat(model);
+    const chat = services.backends.capability(model, 'chat');
     const previous = input.conversationId === undefined ? undefined : await findConversation(conversations, input.ownerKeyId, input.conversationId);
     const earlier = previous === undefined ? undefined : readSlidesConversation(previous);
     const tally = new AgentUsageTally();

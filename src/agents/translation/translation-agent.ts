@@ -33,7 +33,7 @@ async function* translate(services: AgentServices, input: AgentInput): AsyncGene
 /** The configured model's engine; a failure names the config key, since the client did not pick the model. */
 function agentChatModel(services: AgentServices, model: string): ChatModel {
   try {
-    return services.backends.chat(model);
+    return services.backends.capability(model, 'chat');
   } catch (error) {
     const platformError = asApiError(error);
     if (platformError === undefined) throw error;

@@ -33,7 +33,7 @@ export function registerAsyncChatRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkAsyncChatRequest(body);
       // Refuse now, not in the task, when no engine serves the model (1211 / 1221).
-      deps.backends.chat(body.model);
+      deps.backends.capability(body.model, 'chat');
       const ownerKeyId = request.apiKey?.id ?? '';
       const job = toChatTaskRequest(body);
       // As sync chat does: an unknown knowledge base (another key's included) is 404 now, with no task and nothing charged.

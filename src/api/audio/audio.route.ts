@@ -44,7 +44,7 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       const readAudio = () => (input ??= readAudioInput(fields, form.file));
       await admitLateCall(request, fields.model, () => unitsBound({ audioSeconds: readAudio().durationSeconds }));
       // The engine first: a model nothing serves is refused (1211 / 1221) whatever the audio.
-      const transcriber = deps.backends.transcriber(fields.model);
+      const transcriber = deps.backends.capability(fields.model, 'transcribe');
       const audio = readAudio();
       const transcription: TranscriptionRequest = {
         model: fields.model,

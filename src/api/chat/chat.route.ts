@@ -38,7 +38,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
     async (request, reply) => {
       const body = request.body;
       checkChatRequest(body);
-      const chat = deps.backends.chat(body.model);
+      const chat = deps.backends.capability(body.model, 'chat');
       const search = toChatSearch(body);
       const retrieval = toChatRetrieval(body);
       const { request: chatRequest, searchResults } = await prepareChat(
@@ -54,7 +54,8 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         request.recordUsage({ model: body.model, ...usage, ...(search === undefined ? {} : { units: { searches: 1 } }) });
       if (body.stream === true) {
         // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
-        const localTokenizer = deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.backends.tokenizer(body.model);
+        const localTokenizer =
+          deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.backends.capability(body.model, 'tokenize');
         const countPrompt = () => promptTokensWithoutEngine(chatRequest, localTokenizer);
         const usage = await relayChatStream(
           withServedByHeaders(chat.stream(chatRequest), reply, chatRequest.signal),

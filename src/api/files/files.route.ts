@@ -23,7 +23,7 @@ const defaultListLimit = 100;
 export function registerFileRoutes(app: App, deps: AppDependencies): void {
   const knowledge = deps.knowledge;
   const scanModel = deps.config.knowledge?.ocrModel ?? defaultKnowledgeOcrModel;
-  const readScan = (bytes: Uint8Array, signal: AbortSignal) => scanTextReader(deps.backends.layoutParser(scanModel), scanModel)(bytes, signal);
+  const readScan = (bytes: Uint8Array, signal: AbortSignal) => scanTextReader(deps.backends.capability(scanModel, 'layout'), scanModel)(bytes, signal);
   const knowledgeUpload = {
     files: deps.files,
     knowledge,

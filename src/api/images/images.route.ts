@@ -56,7 +56,7 @@ export function registerImageRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkAsyncImageRequest(body);
       // Refuse now, not in the task, when no engine serves the model (1211 / 1221).
-      deps.backends.image(body.model);
+      deps.backends.capability(body.model, 'image');
       const entry = deps.models.resolve(body.model, 'image');
       const task = await deps.tasks.submit({
         kind: 'image',

@@ -49,7 +49,7 @@ export function registerLayoutParsingRoutes(app: App, deps: AppDependencies): vo
       checkLayoutParsingRequest(body);
       const model = layoutModelName(body.model, deps.config.models);
       // The engine first: a model nothing serves is refused (1211 / 1221) before any download.
-      const parser = deps.backends.layoutParser(model);
+      const parser = deps.backends.capability(model, 'layout');
       const signal = abortOnDisconnect(reply);
       const document = await readLayoutDocument(body.file, fetcher, signal);
       const layoutRequest = {

@@ -32,7 +32,7 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
     async (request, reply) => {
       const body = request.body;
       checkTokenizerRequest(body);
-      const counter = deps.backends.tokenizer(body.model);
+      const counter = deps.backends.capability(body.model, 'tokenize');
       const signal = abortOnDisconnect(reply);
       let messages = toChatMessages(body.messages, true);
       if (hasRemoteMedia({ messages })) messages = await inlineRemoteMediaOf(messages, deps.mediaFetcher, signal);

@@ -45,7 +45,7 @@ export function registerVideoRoutes(app: App, deps: AppDependencies): void {
       const body = request.body;
       checkVideoRequest(body);
       // Refuse now when no engine serves the model, before any image is fetched or stored.
-      deps.backends.video(body.model);
+      deps.backends.capability(body.model, 'video');
       const entry = deps.models.resolve(body.model, 'video');
       const signal = abortOnDisconnect(reply);
       const sources = body.image_url === undefined ? [] : listVideoImages(body.image_url);

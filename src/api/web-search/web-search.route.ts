@@ -25,7 +25,7 @@ export function registerWebSearchRoutes(app: App, deps: AppDependencies): void {
     async (request, reply) => {
       const body = request.body;
       checkWebSearchRequest(body);
-      const searcher = deps.backends.search(body.search_engine);
+      const searcher = deps.backends.capability(body.search_engine, 'search');
       const query = toSearchQuery(body, abortOnDisconnect(reply));
       const answer = await searcher.search(query);
       setServedByHeaders(reply, query.signal);

@@ -1,18 +1,13 @@
 import { dirname, resolve } from 'node:path';
-import type { ChatModel, TokenCounter } from '../chat/chat-model.ts';
+import type { TokenCounter } from '../chat/chat-model.ts';
 import { textOnlyCounter } from '../chat/text-only.ts';
-import type { ImageGenerator } from '../media/image-generator.ts';
-import type { LayoutParser } from '../ocr/layout-parser.ts';
-import type { Transcriber } from '../media/transcriber.ts';
-import type { VideoGenerator } from '../media/video-generator.ts';
-import type { WebSearcher } from '../web/web-searcher.ts';
 import type { CatalogEntry } from '../config/config.schema.ts';
 import { deploymentsOf, routingOf } from '../config/model-deployments.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { engineBindings } from '../logging/engine-failure-log.ts';
 import type { Logger } from '../logging/logger.ts';
 import { instrumentBackend, type EngineCallObserver } from '../metrics/instrument-backend.ts';
-import type { Capability } from '../models/capability.ts';
+import { capabilities, type Capability, type EngineCapability, type EngineOf } from '../models/capability.ts';
 import { engineNotAvailable, type ModelResolver } from '../models/model-resolver.ts';
 import { DeploymentHealth, defaultCoolDown, type CoolDownPolicy } from '../routing/deployment-health.ts';
 import { DeploymentRouter, type DeploymentState, type RoutedDeployment } from '../routing/deployment-router.ts';
@@ -23,11 +18,23 @@ import type { Backend, BackendFactory, BackendResources } from './backend.ts';
 /** Loads a tokenizer from a model's files (tokenizer.json and chat template). */
 export type TokenizerFilesLoader = (tokenizerPath: string, chatTemplatePath: string | undefined) => TokenCounter;
 
+/** What the model backends are built from: the catalog, the engine kinds, and what the engines and the routing share. */
 export interface ModelBackendsOptions {
+  readonly models: ModelResolver;
+  /** By backend kind: the engine table of the composition root. */
+  readonly factories: ReadonlyMap<string, BackendFactory>;
+  /** The config file, whose directory relative paths (modelPath, tokenizerPath) start from; absent: the working directory. */
+  readonly configPath?: string | undefined;
+  readonly loadTokenizerFiles: TokenizerFilesLoader;
+  readonly resources: BackendResources;
+  /** Times every engine call and counts its errors (the metrics); none in tests that need none. */
+  readonly observer?: EngineCallObserver | undefined;
+  /** Where each failed engine call is logged, once, with the engine's model, kind and host. */
+  readonly logger?: Logger | undefined;
   /** Where each deployment's `maxConcurrency` is counted (default: in this process). */
-  readonly deploymentSlots?: DeploymentSlots;
+  readonly deploymentSlots?: DeploymentSlots | undefined;
   /** How long a failing deployment is left alone (default 1 s, doubling to 10 s). */
-  readonly coolDown?: CoolDownPolicy;
+  readonly coolDown?: CoolDownPolicy | undefined;
 }
 
 /** A configured model's engines: the router over its deployments and the Backend that routes through it. */
@@ -55,53 +62,26 @@ export class ModelBackends {
   readonly #routed = new Map<string, RoutedModel>();
   readonly #fileTokenizers = new Map<string, TokenCounter>();
 
-  constructor(
-    models: ModelResolver,
-    /** By backend kind: the engine table of the composition root. */
-    factories: ReadonlyMap<string, BackendFactory>,
-    configPath: string | undefined,
-    loadTokenizerFiles: TokenizerFilesLoader,
-    resources: BackendResources,
-    /** Times every engine call and counts its errors (the metrics); none in tests that need none. */
-    observer?: EngineCallObserver,
-    /** Where each failed engine call is logged, once, with the engine's model, kind and host. */
-    logger?: Logger,
-    options: ModelBackendsOptions = {},
-  ) {
-    this.#resources = resources;
-    this.#observer = observer;
-    this.#logger = logger;
-    this.#models = models;
-    this.#factories = factories;
-    this.#configDir = configPath === undefined ? process.cwd() : dirname(configPath);
-    this.#loadTokenizerFiles = loadTokenizerFiles;
+  constructor(options: ModelBackendsOptions) {
+    this.#models = options.models;
+    this.#factories = options.factories;
+    this.#configDir = options.configPath === undefined ? process.cwd() : dirname(options.configPath);
+    this.#loadTokenizerFiles = options.loadTokenizerFiles;
+    this.#resources = options.resources;
+    this.#observer = options.observer;
+    this.#logger = options.logger;
     this.#slots = options.deploymentSlots ?? new InProcessDeploymentSlots();
     this.#coolDown = options.coolDown ?? defaultCoolDown;
   }
 
-  /** The model's chat engine; each deployment runs at most its `maxConcurrency` calls at once. */
-  chat(model: string): ChatModel {
-    return this.#capability(model, 'chat', (backend) => backend.chat);
-  }
-
-  image(model: string): ImageGenerator {
-    return this.#capability(model, 'image', (backend) => backend.image);
-  }
-
-  video(model: string): VideoGenerator {
-    return this.#capability(model, 'video', (backend) => backend.video);
-  }
-
-  transcriber(model: string): Transcriber {
-    return this.#capability(model, 'transcribe', (backend) => backend.transcribe);
-  }
-
-  layoutParser(model: string): LayoutParser {
-    return this.#capability(model, 'layout', (backend) => backend.layout);
-  }
-
-  search(engine: string): WebSearcher {
-    return this.#capability(engine, 'search', (backend) => backend.search);
+  /**
+   * The engine that serves `kind` for `model` (`capability('glm-4.7', 'chat')` is a ChatModel):
+   * every call routed among the model's deployments, each running at most its `maxConcurrency`
+   * calls at once. 1211 for a name nobody knows, 1221 where no engine of the model offers `kind`.
+   */
+  capability<Kind extends EngineCapability>(model: string, kind: Kind): EngineOf<Kind> {
+    if (kind === 'tokenize') return this.#tokenizer(model) as EngineOf<Kind>;
+    return this.#routedCapability(model, kind);
   }
 
   /**
@@ -109,9 +89,9 @@ export class ModelBackends {
    * Files count whatever they are given, so where every engine of the model takes text only, media
    * parts are refused first, as its chat refuses them.
    */
-  tokenizer(model: string): TokenCounter {
+  #tokenizer(model: string): TokenCounter {
     const entry = this.#models.resolve(model, 'tokenize');
-    if (entry.tokenizerPath === undefined) return this.#capability(model, 'tokenize', (backend) => backend.tokenizer);
+    if (entry.tokenizerPath === undefined) return this.#routedCapability(model, 'tokenize');
     let counter = this.#fileTokenizers.get(model);
     if (counter === undefined) {
       try {
@@ -150,11 +130,12 @@ export class ModelBackends {
     return files.localPath(path);
   }
 
-  #capability<Found>(model: string, capability: Capability, pick: (backend: Backend) => Found | undefined): Found {
-    const entry = this.#models.catalogEntry(model, capability);
-    const found = pick(this.#routedModel(model, entry, capability).backend);
-    if (found === undefined) throw engineNotAvailable(model, this.#models.resolve(model, capability), capability);
-    return found;
+  /** The member of the model's routed Backend that holds `kind`. */
+  #routedCapability<Kind extends EngineCapability>(model: string, kind: Kind): EngineOf<Kind> {
+    const entry = this.#models.catalogEntry(model, kind);
+    const found = this.#routedModel(model, entry, kind).backend[capabilities[kind].member];
+    if (found === undefined) throw engineNotAvailable(model, this.#models.resolve(model, kind), kind);
+    return found as EngineOf<Kind>;
   }
 
   #routedModel(model: string, entry: CatalogEntry, capability: Capability): RoutedModel {

@@ -1,11 +1,11 @@
 import type { TaskHandler } from '../tasks/task.ts';
-import type { ChatModel } from './chat-model.ts';
+import type { CapabilitySource } from '../models/capability.ts';
 import { chatTaskRequest, type StoredChatJob, type StoredChatResult } from './chat-task-data.ts';
 import type { ChatRequest } from './chat-types.ts';
 import { prepareChat, type ChatPreparation } from './prepare-chat.ts';
 
 export interface ChatTaskDependencies extends ChatPreparation {
-  readonly backends: ChatPreparation['backends'] & { chat(model: string): ChatModel };
+  readonly backends: ChatPreparation['backends'] & CapabilitySource<'chat'>;
 }
 
 /**
@@ -18,7 +18,7 @@ export function createChatTaskHandler(deps: ChatTaskDependencies): TaskHandler {
     kind: 'chat',
     async run(task, signal): Promise<StoredChatResult> {
       const job = chatTaskRequest.read(task);
-      const chat = deps.backends.chat(job.model);
+      const chat = deps.backends.capability(job.model, 'chat');
       // The retrieval tool reads the knowledge base of the key that submitted the call.
       const retrieval = job.retrieval === undefined ? undefined : { ...job.retrieval, ownerKeyId: task.ownerKeyId };
       const { request, searchResults } = await prepareChat(deps, toChatRequest(job, signal), job.search, retrieval);

@@ -1,4 +1,5 @@
-import type { SearchQuery, SearchResult, WebSearcher } from '../web/web-searcher.ts';
+import type { CapabilitySource } from '../models/capability.ts';
+import type { SearchQuery, SearchResult } from '../web/web-searcher.ts';
 import type { ChatMessage, ChatRequest } from './chat-types.ts';
 
 /** The chat web_search tool's settings (docs/wire.md §1.2), defaults applied. */
@@ -21,14 +22,10 @@ export interface ChatSearch {
  * Runs the chat tool's web search (the web_search endpoint's filters) on the query it names, or on
  * the last user message.
  */
-export async function searchForChat(
-  backends: { search(engine: string): WebSearcher },
-  search: ChatSearch,
-  request: ChatRequest,
-): Promise<readonly SearchResult[]> {
+export async function searchForChat(backends: CapabilitySource<'search'>, search: ChatSearch, request: ChatRequest): Promise<readonly SearchResult[]> {
   const query = search.query ?? lastUserText(request.messages);
   if (query.trim() === '') return [];
-  const found = await backends.search(search.engine).search({
+  const found = await backends.capability(search.engine, 'search').search({
     query,
     count: search.count,
     domainFilter: search.domainFilter,

@@ -1,4 +1,5 @@
-import type { SearchResult, WebSearcher } from '../web/web-searcher.ts';
+import type { CapabilitySource } from '../models/capability.ts';
+import type { SearchResult } from '../web/web-searcher.ts';
 import { searchForChat, withSearchResults, type ChatSearch } from './chat-web-search.ts';
 import type { ChatRequest } from './chat-types.ts';
 import { hasRemoteMedia, inlineRemoteMedia, type MediaFetcher } from './inline-remote-media.ts';
@@ -7,7 +8,7 @@ import type { KnowledgeIndex } from '../knowledge/knowledge-index.ts';
 
 /** What the platform itself does for a chat call before the engine sees it. */
 export interface ChatPreparation {
-  readonly backends: { search(engine: string): WebSearcher };
+  readonly backends: CapabilitySource<'search'>;
   /** Fetches media given by URL, through the SSRF guard. */
   readonly mediaFetcher: MediaFetcher;
   /** The knowledge bases the retrieval tool searches. */

@@ -1,12 +1,11 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { EngineFailure } from '../errors/engine-failure.ts';
-import type { ContentFilterVerdict, ImageGenerator } from './image-generator.ts';
+import type { CapabilitySource } from '../models/capability.ts';
+import type { ContentFilterVerdict } from './image-generator.ts';
 import { extensionOf } from './media-blobs.ts';
 
-/** The engines media generation needs (the ModelBackends gives them). */
-export interface ImageEngines {
-  image(model: string): ImageGenerator;
-}
+/** The engines image generation needs (the ModelBackends gives them). */
+export type ImageEngines = CapabilitySource<'image'>;
 
 /**
  * One image generation as the platform runs it, defaults applied: the synchronous route builds
@@ -36,7 +35,7 @@ export async function generateImages(
   job: ImageJob,
   options: { readonly id: string; readonly asyncTask: boolean; readonly signal: AbortSignal },
 ): Promise<StoredImages> {
-  const engine = deps.backends.image(job.model);
+  const engine = deps.backends.capability(job.model, 'image');
   const generated = await engine.generate({ ...job, asyncTask: options.asyncTask, signal: options.signal });
   if (generated.images.length === 0) throw new EngineFailure('bad-answer', job.model, `The engine of model '${job.model}' returned no image.`);
   const keys: string[] = [];

@@ -1,11 +1,11 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
 import { EngineFailure } from '../errors/engine-failure.ts';
 import { extensionOf, readBlob } from './media-blobs.ts';
-import type { VideoGenerator, VideoRequest } from './video-generator.ts';
+import type { CapabilitySource } from '../models/capability.ts';
+import type { VideoRequest } from './video-generator.ts';
 
-export interface VideoEngines {
-  video(model: string): VideoGenerator;
-}
+/** The engines video generation needs (the ModelBackends gives them). */
+export type VideoEngines = CapabilitySource<'video'>;
 
 /** Makes a still image of a video's first frame (ffmpeg, in tools/media). */
 export type FirstFrameExtractor = (video: Uint8Array, signal: AbortSignal) => Promise<{ readonly bytes: Uint8Array; readonly contentType: string }>;
@@ -53,7 +53,7 @@ export async function generateVideo(
   job: VideoJob,
   options: { readonly id: string; readonly signal: AbortSignal },
 ): Promise<StoredVideo> {
-  const engine = deps.backends.video(job.model);
+  const engine = deps.backends.capability(job.model, 'video');
   const images = [];
   for (const image of job.images) images.push({ bytes: await readBlob(deps.blobs, image.key), contentType: image.contentType });
   const video = await engine.generate({

@@ -11,7 +11,7 @@ import { defaultChatModel } from './platform-models.ts';
  * them. The routing and the metrics treat the two differently (a stream is committed to its
  * engine once its first part is in, and timed to its end).
  */
-export type MethodKind = 'call' | 'stream';
+type MethodKind = 'call' | 'stream';
 
 /** What every engine method takes: one request that carries the caller's signal. */
 export interface EngineRequest {
@@ -126,6 +126,11 @@ type MemberOf<Kind extends EngineCapability> = CapabilityTable[Kind]['member'];
 
 /** The capability members of `Backend`, each optional: an engine fills those it offers. */
 export type BackendCapabilities = { readonly [Kind in EngineCapability as MemberOf<Kind>]?: EngineOf<Kind> };
+
+/** Where a caller gets the engine of one capability for a model: `ModelBackends`, or a fake in a test. */
+export interface CapabilitySource<Kind extends EngineCapability> {
+  capability(model: string, kind: Kind): EngineOf<Kind>;
+}
 
 /** One method of one capability, as the wrappers around every engine method meet it. */
 export interface EngineMethod {

@@ -3,7 +3,7 @@ import { quoteClientValue } from '../errors/quote-client-value.ts';
 import type { CatalogEntry, ModelEntry } from '../config/config.schema.ts';
 import { modelSettingsOf } from '../config/model-deployments.ts';
 import { capabilities, type Capability } from './capability.ts';
-import { platformModels } from './platform-models.ts';
+import { platformModelsOf } from './platform-models.ts';
 
 /** Maps a request's model name onto the catalog entry that serves it. */
 export class ModelResolver {
@@ -32,8 +32,8 @@ export class ModelResolver {
   catalogEntry(model: string, capability: Capability): CatalogEntry {
     const entry = this.#catalog.get(model);
     if (entry !== undefined) return entry;
-    if (!platformModels[capability].includes(model)) {
-      const known = platformModels[capability];
+    const known = platformModelsOf(capability);
+    if (!known.includes(model)) {
       const hint = known.length > 0 ? ` Models for ${capabilities[capability].label}: ${known.join(', ')}.` : '';
       throw new ApiError('1211', `Unknown Model, please check the model code: '${quoteClientValue(model)}'.${hint}`);
     }

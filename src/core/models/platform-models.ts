@@ -25,18 +25,23 @@ export const visionChatModels = ['glm-4.6v', 'glm-4.6v-flash', 'glm-4.6v-flashx'
 export const defaultChatModel = 'glm-edge-1.5b-chat';
 
 /**
- * The model names the platform defines for each capability. A request naming one of these is
- * valid even when no engine is configured for it (the answer then says what to configure); a name
- * outside these lists is valid only when the config file's catalog declares it.
+ * The model names the platform defines for a capability, where it defines any. A request naming
+ * one of these is valid even when no engine is configured for it (the answer then says what to
+ * configure); a name outside these lists is valid only when the config file's catalog declares it.
  */
-export const platformModels: Record<Capability, readonly string[]> = {
+export const platformModels = {
   chat: [...textChatModels, ...visionChatModels, defaultChatModel],
   // The tokenizer counts what a chat call would: every chat model is one it counts for.
   tokenize: [...textChatModels, ...visionChatModels, defaultChatModel],
   image: ['glm-image', 'cogview-4-250304'],
   video: ['cogvideox-3'],
   search: ['search-prime', 'search_std', 'search_pro', 'search_pro_sogou', 'search_pro_quark'],
-  read: [],
   layout: ['glm-ocr'],
   transcribe: ['glm-asr-2512'],
-};
+} satisfies Partial<Record<Capability, readonly string[]>>;
+
+/** The platform's model names for `capability`; none for a capability it names no models for. */
+export function platformModelsOf(capability: Capability): readonly string[] {
+  const byCapability: Partial<Record<Capability, readonly string[]>> = platformModels;
+  return byCapability[capability] ?? [];
+}

@@ -81,13 +81,12 @@ export function translationAgent(engine: FakeOpenAiServer, files: MemoryFileStor
     models: { translator: { backend: 'openai-compatible', baseUrl: engine.baseUrl, upstreamModel: 'fake/translator' } },
     agents: { general_translation: { model: 'translator' } },
   };
-  const backends = new ModelBackends(
-    new ModelResolver(platformConfig.models ?? {}),
-    backendFactories,
-    undefined,
-    () => unused('tokenizer files'),
-    unused<BackendResources>('backend resources'),
-  );
+  const backends = new ModelBackends({
+    models: new ModelResolver(platformConfig.models ?? {}),
+    factories: backendFactories,
+    loadTokenizerFiles: () => unused('tokenizer files'),
+    resources: unused<BackendResources>('backend resources'),
+  });
   const services: AgentServices = {
     config: platformConfig,
     backends,
