@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { formatApiKey } from '../../src/core/auth/api-key.ts';
 import { answer, promptOf, userPromptOf } from '../agents/translation/translation-fixtures.ts';
 import { assertPlatformError } from '../helpers/error-assertions.ts';
-import { sseReply, startFakeOpenAiServer, vllmChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
+import { jsonReply, sseReply, startFakeOpenAiServer, vllmChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
 import { postForm } from '../helpers/multipart-form.ts';
 import { parseSseBody } from '../helpers/sse-events.ts';
 import { postJson, startTestPlatform, type TestPlatform } from '../helpers/test-platform.ts';
@@ -82,6 +82,13 @@ describe('general_translation over HTTP (loopback chat engine)', () => {
     assert.equal(last.agent_id, 'general_translation');
     assert.equal(last.choices[0]?.finish_reason, 'network_error');
     assert.equal(last.usage.total_calls, 1);
+
+    // The failures cooled the engine down; its health probe (a model listing) brings it back before
+    // the next test, so that no probe lands among that test's scripted answers.
+    engine.setDefault(jsonReply({ object: 'list', data: [{ id: 'zai-org/GLM', object: 'model' }] }));
+    const healthy = () => test.platform.backends.deploymentStates().every((state) => state.state === 'healthy');
+    for (const until = Date.now() + 30_000; !healthy() && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(healthy(), 'the engine is healthy again once its probe answers');
   });
 
   it('rejects language codes the spec does not list, naming the field, before any engine call', async () => {
