@@ -58,6 +58,7 @@ describe("a knowledge base PDF's text is read in a thread of its own", () => {
 
     it('answers other requests promptly while a large PDF is read, then finds its passages', async () => {
       let finished = false;
+      const uploadStarted = performance.now();
       const pending = uploadPdf(test, 'kb-ledger', pdf).then((response) => {
         finished = true;
         return response;
@@ -73,9 +74,14 @@ describe("a knowledge base PDF's text is read in a thread of its own", () => {
         rounds.push(performance.now() - started);
       }
       const response = await pending;
+      const uploadMs = performance.now() - uploadStarted;
       assert.equal(response.statusCode, 200, response.body);
       assert.ok(rounds.length >= 10, `requests answered while the PDF was read: ${rounds.length}`);
-      assert.ok(Math.max(...rounds) < 600, `slowest round meanwhile: ${Math.round(Math.max(...rounds))} ms`);
+      // Read on the event loop, the PDF would hold up one round for most of the upload; in a thread,
+      // no round comes near that. The bound scales with the upload so that a busy host, which slows
+      // both, does not fail it.
+      const bound = Math.max(600, uploadMs / 4);
+      assert.ok(Math.max(...rounds) < bound, `slowest round meanwhile: ${Math.round(Math.max(...rounds))} ms of a ${Math.round(uploadMs)} ms upload`);
       const hits = await createKnowledgeIndex(test.platform.database).search(test.key.split('.')[0] ?? '', 'kb-ledger', 'Ledger 0.9999', 1);
       assert.match(hits?.[0]?.content ?? '', /Ledger 0\.9999: the quick brown fox/, JSON.stringify(hits));
     });
