@@ -4,11 +4,11 @@
 // (whisper.cpp through its binding). Rounds interleave the four, and which side goes first
 // alternates, so that the host's noise hits both sides (BENCHMARKS.md "bench:local").
 // BENCH_MODEL / BENCH_WHISPER_MODEL name real files; the tiny random-weight test models otherwise.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeAudioSamples } from '../../test/helpers/audio-samples.ts';
 import { writeTinyGlmGguf } from '../../test/helpers/tiny-glm-gguf.ts';
 import { writeTinyWhisperModel } from '../../test/helpers/tiny-whisper-ggml.ts';
 import { cpuTimes, freePort, start, stopAll, waitForHealth } from './bench-processes.ts';
@@ -32,8 +32,8 @@ async function main(): Promise<void> {
   const whisperPath = process.env['BENCH_WHISPER_MODEL'] ?? writeTinyWhisperModel();
   const directory = mkdtempSync(join(tmpdir(), 'bench-local-'));
   const audioPath = join(directory, 'speech.wav');
-  execFileSync('espeak-ng', ['-w', audioPath, speech]);
-  const audio = readFileSync(audioPath);
+  const audio = (await makeAudioSamples(speech)).wav;
+  writeFileSync(audioPath, audio);
   const audioSeconds = wavSeconds(audio);
   const config = join(directory, 'config.yaml');
   writeFileSync(
