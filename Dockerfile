@@ -28,8 +28,11 @@ ARG NODE_ADDON_HEADERS=24.18.1
 RUN npm_config_target=${NODE_ADDON_HEADERS} npm_config_build_from_source=true npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# node-llama-cpp's CUDA and Vulkan builds (~620 MB) go: these images hold neither the CUDA runtime
+# nor a Vulkan loader, so they could never load here (an image for GPUs starts from a CUDA base).
 RUN npm run build \
  && npm prune --omit=dev \
+ && rm -rf node_modules/node-llama-cpp/node_modules/@node-llama-cpp/*-cuda* node_modules/node-llama-cpp/node_modules/@node-llama-cpp/*-vulkan* \
  && npm cache clean --force
 # The in-process OCR leaves node_modules for a folder of its own: the slim image goes without it,
 # the full one puts it back.

@@ -70,9 +70,9 @@ export function cpuTimes(pids: readonly number[]): Map<number, number> {
   return times;
 }
 
-/** Waits (up to 10 s) until a started server answers `GET /healthz`. */
-export async function waitForHealth(origin: string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
+/** Waits (up to 10 s unless told) until a started server answers `GET /healthz`. */
+export async function waitForHealth(origin: string, timeoutMs = 10_000): Promise<void> {
+  for (let attempt = 0; attempt < timeoutMs / 100; attempt += 1) {
     if (
       await fetch(`${origin}/healthz`).then(
         (response) => response.ok,

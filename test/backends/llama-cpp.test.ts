@@ -10,7 +10,7 @@ import { readToolCall } from '../../src/backends/llama-cpp/tool-call-reader.ts';
 import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatMessage, ChatRequest, FunctionTool } from '../../src/core/chat/chat-types.ts';
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
-import type { BackendContext } from '../../src/core/backends/backend.ts';
+import type { BackendContext, BackendResources } from '../../src/core/backends/backend.ts';
 import type { LlamaCppSettings } from '../../src/backends/llama-cpp/llama-cpp-settings.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
 import { EngineFailure, type EngineFailureKind } from '../../src/core/errors/engine-failure.ts';
@@ -355,6 +355,25 @@ describe('llama-cpp aborts and loading', () => {
       assert.equal(after.usage.completionTokens, 4, 'the sequence was released');
     } finally {
       await backend.close();
+    }
+  });
+
+  it('says which device runs the model, and refuses gpuLayers where node-llama-cpp finds no GPU', async () => {
+    const announced: string[] = [];
+    const announce = (_fields: unknown, message: string): number => announced.push(message);
+    const resources = Object.assign(Object.create(unusedResources) as BackendResources, { announce });
+    const engine = new LlamaEngine(readLlamaSettings({ ...backendContext({ contextSize: 256 }), resources }));
+    const { model } = await engine.load();
+    const gpu = model.llama.gpu;
+    await engine.close();
+    const offloaded = new LlamaEngine(readLlamaSettings({ ...backendContext({ contextSize: 256, gpuLayers: 2 }), resources }));
+    if (gpu === false) {
+      assert.deepEqual(announced, ['model tiny-llama loaded on the CPU (1 threads)']);
+      await rejectsWithKind(offloaded.load(), 'misconfigured', /asks for gpuLayers: 2, but node-llama-cpp found no CUDA or Vulkan GPU .* or 0 for the CPU/);
+    } else {
+      assert.match(announced[0] ?? '', new RegExp(`^model tiny-llama loaded on .*\\(${gpu}, \\d+ of \\d+ layers offloaded\\)$`));
+      assert.equal((await offloaded.load()).model.gpuLayers, 2);
+      await offloaded.close();
     }
   });
 

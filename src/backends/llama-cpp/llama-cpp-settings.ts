@@ -9,7 +9,12 @@ export const LlamaCppSettingsSchema = Type.Object(
     contextSize: Type.Optional(Type.Integer({ minimum: 64, description: "Context size in tokens (default: the model's own)." })),
     parallelSequences: Type.Optional(Type.Integer({ minimum: 1, description: 'Requests decoded at once (default 1).' })),
     threads: Type.Optional(Type.Integer({ minimum: 1, description: 'CPU threads (default half the cores).' })),
-    gpuLayers: Type.Optional(Type.Integer({ minimum: 0, description: 'Layers offloaded to a GPU (default 0: CPU).' })),
+    gpuLayers: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 0 }), Type.Literal('auto')], {
+        description:
+          "Layers offloaded to a GPU: 'auto' (default) offloads what fits when a CUDA or Vulkan GPU is found and runs on the CPU otherwise; 0 keeps the model on the CPU; a number needs a GPU.",
+      }),
+    ),
     maxConcurrency: Type.Optional(modelSettings.maxConcurrency),
     tokenizerPath: Type.Optional(modelSettings.tokenizerPath),
     chatTemplatePath: Type.Optional(modelSettings.chatTemplatePath),

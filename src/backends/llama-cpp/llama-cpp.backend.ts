@@ -7,8 +7,8 @@ import { ProbeFailedError } from '../engine-http/probe-engine.ts';
 type LoadedBackend = Required<Pick<Backend, 'chat' | 'tokenizer' | 'close'>>;
 
 /**
- * A GGUF model run in this process by llama.cpp (node-llama-cpp's prebuilt binary, CPU unless
- * `gpuLayers` is set). The model loads on first use; `parallelSequences` requests decode at once
+ * A GGUF model run in this process by llama.cpp (node-llama-cpp's prebuilt binaries: on a CUDA or
+ * Vulkan GPU when one is found, unless `gpuLayers: 0`; on the CPU otherwise). The model loads on first use; `parallelSequences` requests decode at once
  * and later ones wait in line. The settings are checked at startup; node-llama-cpp itself (~7 MB of
  * heap, ~0.5 s) is imported with the first call, so processes that never run it do not carry it.
  */

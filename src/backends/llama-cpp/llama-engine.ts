@@ -76,18 +76,18 @@ export class LlamaEngine {
     if (!existsSync(modelPath)) throw offline('does not exist');
     let llama: Llama;
     try {
-      llama = await runtime(gpuLayers > 0);
+      llama = await runtime(gpuLayers === 0 ? 'cpu' : 'auto');
     } catch (error) {
       throw offline(`cannot be run: the llama.cpp binary for this machine did not load (${(error as Error).message})`);
     }
-    if (gpuLayers > 0 && llama.gpu === false) {
+    if (gpuLayers !== 'auto' && gpuLayers > 0 && llama.gpu === false) {
       throw offline(
-        `asks for gpuLayers: ${gpuLayers}, but no GPU build of llama.cpp loaded here (package.json's overrides leave out node-llama-cpp's CUDA and Vulkan binaries: remove them and reinstall, or set gpuLayers: 0)`,
+        `asks for gpuLayers: ${gpuLayers}, but node-llama-cpp found no CUDA or Vulkan GPU it can run on here (no GPU, no driver, or its GPU binaries are missing from node_modules); set gpuLayers: auto to use a GPU only where there is one, or 0 for the CPU`,
       );
     }
     let model: LlamaModel;
     try {
-      model = await llama.loadModel({ modelPath, gpuLayers });
+      model = await llama.loadModel({ modelPath, gpuLayers: llama.gpu === false ? 0 : gpuLayers });
     } catch (error) {
       throw offline(`could not be loaded (${(error as Error).message})`);
     }
@@ -98,12 +98,8 @@ export class LlamaEngine {
         threads: this.settings.threads,
       });
       const sequences = Array.from({ length: parallelSequences }, () => context.getSequence());
-      const device =
-        llama.gpu === false || gpuLayers === 0 ? `the CPU (${context.currentThreads} threads)` : `${llama.gpu} (${model.gpuLayers} layers offloaded)`;
-      this.settings.announce(
-        { model: modelName, device: llama.gpu === false || gpuLayers === 0 ? 'cpu' : llama.gpu },
-        `model ${modelName} loaded on ${device}`,
-      );
+      const { device, where } = await deviceOf(llama, model, context);
+      this.settings.announce({ model: modelName, device }, `model ${modelName} loaded on ${where}`);
       const chatWrapper = resolveChatWrapper(model);
       return {
         model,
@@ -124,18 +120,27 @@ export class LlamaEngine {
 }
 
 /** One llama.cpp runtime per process and kind: each getLlama() loads the native binding anew (~0.8 s). */
-const runtimes = new Map<'cpu' | 'gpu', Promise<Llama>>();
+const runtimes = new Map<'cpu' | 'auto', Promise<Llama>>();
 
-function runtime(gpu: boolean): Promise<Llama> {
-  const kind = gpu ? 'gpu' : 'cpu';
+function runtime(kind: 'cpu' | 'auto'): Promise<Llama> {
   let llama = runtimes.get(kind);
   if (llama === undefined) {
-    // build 'never': only the prebuilt binary from npm is used; nothing is downloaded or compiled at run time.
-    llama = getLlama({ gpu: gpu ? 'auto' : false, build: 'never', logLevel: LlamaLogLevel.warn, progressLogs: false });
+    // build 'never': only the prebuilt binaries from npm are used; nothing is downloaded or compiled at run time.
+    // gpu 'auto': node-llama-cpp tries CUDA, then Vulkan, each only where its driver and binary load, then the CPU.
+    llama = getLlama({ gpu: kind === 'cpu' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.warn, progressLogs: false });
     llama.catch(() => runtimes.delete(kind));
     runtimes.set(kind, llama);
   }
   return llama;
+}
+
+/** Which device runs the model, for the load's log line. */
+async function deviceOf(llama: Llama, model: LlamaModel, context: LlamaContext): Promise<{ device: string; where: string }> {
+  const cpu = `the CPU (${context.currentThreads} threads)`;
+  if (llama.gpu === false) return { device: 'cpu', where: cpu };
+  const gpus = (await llama.getGpuDeviceNames()).join(', ') || llama.gpu;
+  if (model.gpuLayers === 0) return { device: 'cpu', where: `${cpu}: ${gpus} (${llama.gpu}) has no room for any of its layers` };
+  return { device: llama.gpu, where: `${gpus} (${llama.gpu}, ${model.gpuLayers} of ${model.fileInsights.totalLayers} layers offloaded)` };
 }
 
 /** The ids of the texts that are one special token of the model's vocabulary (as text they tokenize otherwise). */

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { BackendContext, ModelFileLocator } from '../../core/backends/backend.ts';
 import type { LlamaCppSettings } from './llama-cpp-settings.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
+import { announcerOf, type Announcer } from '../../core/backends/announcer.ts';
 
 export interface LlamaSettings {
   readonly modelName: string;
@@ -12,9 +13,10 @@ export interface LlamaSettings {
   readonly contextSize: number | undefined;
   readonly parallelSequences: number;
   readonly threads: number;
-  readonly gpuLayers: number;
+  /** 'auto': what fits on the GPU node-llama-cpp finds, the CPU without one; 0: the CPU; N: N layers, a GPU required. */
+  readonly gpuLayers: number | 'auto';
   /** Says, once per load, which device runs the model. */
-  readonly announce: (fields: Readonly<Record<string, unknown>>, message: string) => void;
+  readonly announce: Announcer;
 }
 
 export function readLlamaSettings({ modelName, entry, configDir, resources }: BackendContext<LlamaCppSettings>): LlamaSettings {
@@ -36,8 +38,8 @@ export function readLlamaSettings({ modelName, entry, configDir, resources }: Ba
     // Decoding is memory-bound: half the cores is llama.cpp's usual sweet spot, and on 2 cores one
     // thread is 20-40x faster than two that fight the event loop and each other.
     threads: entry.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)),
-    gpuLayers: entry.gpuLayers ?? 0,
-    announce: announceOf(resources),
+    gpuLayers: entry.gpuLayers ?? 'auto',
+    announce: announcerOf(resources),
   };
 }
 
@@ -46,9 +48,4 @@ function hubFileOf(modelName: string, uri: string, files: ModelFileLocator | und
     throw new EngineFailure('misconfigured', modelName, `Model '${modelName}' names ${uri}, which only a server with its models directory fetches.`);
   }
   return { uri, files };
-}
-
-/** The platform's announcer, read only when one exists (tests give resources that refuse every read). */
-function announceOf(resources: BackendContext['resources']): LlamaSettings['announce'] {
-  return 'announce' in resources && resources.announce !== undefined ? resources.announce : () => undefined;
 }

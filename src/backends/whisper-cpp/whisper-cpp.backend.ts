@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendFactory } from '../../core/backends/backend.ts';
+import { announcerOf } from '../../core/backends/announcer.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { WhisperCppSettings } from './whisper-cpp-settings.ts';
 import { WhisperTranscriber } from './whisper-transcriber.ts';
@@ -27,6 +28,7 @@ export const createWhisperCppBackend: BackendFactory<WhisperCppSettings> = ({ mo
     // Like llama.cpp, whisper.cpp's matrix work is memory-bound: half the cores, at least one.
     threads: entry.threads ?? Math.max(1, Math.floor(availableParallelism() / 2)),
     timeoutMs: entry.timeoutMs ?? defaultTranscriptionTimeoutMs,
+    announce: announcerOf(resources),
   });
   return { transcribe: transcriber, close: () => transcriber.close() };
 };

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Announcer } from '../../core/backends/announcer.ts';
 import { EngineFailure } from '../../core/errors/engine-failure.ts';
 import type { Transcriber, Transcription, TranscriptionRequest } from '../../core/media/transcriber.ts';
 import { promptWithHotwords } from '../../core/media/whisper-prompt.ts';
@@ -15,6 +16,8 @@ export interface WhisperEngineSettings {
   readonly language: string | undefined;
   readonly threads: number;
   readonly timeoutMs: number;
+  /** Says, once per load, which device runs the model. */
+  readonly announce: Announcer;
 }
 
 /**
@@ -66,14 +69,21 @@ export class WhisperTranscriber implements Transcriber {
     if (!existsSync(modelPath)) {
       throw new EngineFailure('misconfigured', modelName, `Model '${modelName}' is offline: its Whisper file '${modelPath}' does not exist.`);
     }
-    this.#context ??= initWhisper({ filePath: modelPath, useGpu: false }).catch((error: unknown) => {
-      this.#context = undefined;
-      throw new EngineFailure(
-        'misconfigured',
-        modelName,
-        `Model '${modelName}' is offline: whisper.cpp could not load '${modelPath}' (${(error as Error).message}); it must be a ggml Whisper file (ggml-*.bin).`,
-      );
-    });
+    this.#context ??= initWhisper({ filePath: modelPath, useGpu: false }).then(
+      (context) => {
+        // The binding's CPU build: its CUDA and Vulkan builds are left out at install (package.json's overrides).
+        this.#settings.announce({ model: modelName, device: 'cpu' }, `model ${modelName} loaded on the CPU (${this.#settings.threads} threads)`);
+        return context;
+      },
+      (error: unknown) => {
+        this.#context = undefined;
+        throw new EngineFailure(
+          'misconfigured',
+          modelName,
+          `Model '${modelName}' is offline: whisper.cpp could not load '${modelPath}' (${(error as Error).message}); it must be a ggml Whisper file (ggml-*.bin).`,
+        );
+      },
+    );
     return this.#context;
   }
 
