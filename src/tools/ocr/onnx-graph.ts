@@ -2,6 +2,9 @@ import { concatBytes, fieldFloat, floatField, fieldText, lengthDelimited, readFi
 
 /** ONNX field numbers used here (onnx.proto). */
 const modelGraph = 7;
+const modelOpset = 8;
+const opsetDomain = 1;
+const opsetVersion = 2;
 const graphNode = 1;
 const graphOutput = 12;
 const valueName = 1;
@@ -60,6 +63,10 @@ export class OnnxGraph {
   readonly #constants = new Map<string, FloatConstant | null>();
   /** Names of the graph's outputs: values the caller reads, which no rewrite may change. */
   readonly outputs = new Set<string>();
+  /** Outputs added by `addOutput`, written after the model's own. */
+  readonly #addedOutputs: string[] = [];
+  /** The default domain's opset version `toBytes` writes, when set by `setOpsetVersion`. */
+  #opsetVersion: number | undefined;
 
   constructor(bytes: Uint8Array) {
     this.#bytes = bytes;
@@ -149,6 +156,30 @@ export class OnnxGraph {
     return constant !== null && constant.values.length === 1 ? constant.values[0] : undefined;
   }
 
+  /** The bytes of a node's attributes (AttributeProtos), to copy onto a node that replaces it. */
+  attributeBytes(node: GraphNode): Uint8Array[] {
+    return [...node.attributes.values()].map((fields) => this.#bytes.subarray(fields[0]?.at ?? 0, fields.at(-1)?.end ?? 0));
+  }
+
+  /** Makes an inner value a graph output too (untyped: onnxruntime infers its type). */
+  addOutput(name: string): void {
+    if (this.outputs.has(name)) return;
+    this.outputs.add(name);
+    this.#addedOutputs.push(name);
+  }
+
+  /** The version of the default operator set the model declares. */
+  opsetVersion(): number | undefined {
+    if (this.#opsetVersion !== undefined) return this.#opsetVersion;
+    const opset = this.#modelFields.find((field) => field.number === modelOpset && this.#isDefaultDomain(field));
+    return opset === undefined ? undefined : readFields(this.#bytes, opset.start, opset.end).find((item) => item.number === opsetVersion)?.value;
+  }
+
+  /** Replaces the version of the default operator set the model declares (written by `toBytes`). */
+  setOpsetVersion(version: number): void {
+    this.#opsetVersion = version;
+  }
+
   /** The model's bytes with every change applied. */
   toBytes(): Uint8Array {
     const graphParts = this.#graphFields.map((field) => {
@@ -158,8 +189,17 @@ export class OnnxGraph {
       if (node.removed) return concatBytes(before);
       return concatBytes([...before, lengthDelimited(graphNode, node.replacement ?? this.#encodeNode(node))]);
     });
-    const graph = lengthDelimited(modelGraph, concatBytes(graphParts));
-    return concatBytes(this.#modelFields.map((field) => (field === this.#graphField ? graph : this.#bytes.subarray(field.at, field.end))));
+    const added = this.#addedOutputs.map((name) => lengthDelimited(graphOutput, textField(valueName, name)));
+    const graph = lengthDelimited(modelGraph, concatBytes([...graphParts, ...added]));
+    return concatBytes(
+      this.#modelFields.map((field) => {
+        if (field === this.#graphField) return graph;
+        if (field.number === modelOpset && this.#opsetVersion !== undefined && this.#isDefaultDomain(field)) {
+          return lengthDelimited(modelOpset, varintField(opsetVersion, this.#opsetVersion));
+        }
+        return this.#bytes.subarray(field.at, field.end);
+      }),
+    );
   }
 
   /** Gives the node new outputs (keeping the value-to-producer index right). */
@@ -173,6 +213,12 @@ export class OnnxGraph {
   markChanged(constant: FloatConstant): void {
     constant.changed = true;
     constant.node.changed = true;
+  }
+
+  /** Whether an OperatorSetIdProto names the default (ONNX) domain: no domain or an empty one. */
+  #isDefaultDomain(field: WireField): boolean {
+    const domain = readFields(this.#bytes, field.start, field.end).find((item) => item.number === opsetDomain);
+    return domain === undefined || domain.start === domain.end;
   }
 
   #readConstant(name: string): FloatConstant | null {
@@ -207,17 +253,30 @@ export class OnnxGraph {
   }
 }
 
-function encodeTensorAttribute(constant: { readonly dimensions: readonly number[]; readonly values: Float32Array }): Uint8Array {
+/** Tensor element types (TensorProto.DataType) of the typed arrays constants are written from. */
+type ConstantValues = Float32Array | Uint8Array | Int8Array | Int32Array | BigInt64Array;
+
+function dataType(values: ConstantValues): number {
+  if (values instanceof Float32Array) return floatDataType;
+  if (values instanceof Uint8Array) return 2;
+  if (values instanceof Int8Array) return 3;
+  if (values instanceof Int32Array) return 6;
+  return 7;
+}
+
+/** A tensor attribute named `value`; raw data is little-endian, as typed arrays are on the CPUs onnxruntime runs on. */
+function encodeTensorAttribute(constant: { readonly dimensions: readonly number[]; readonly values: ConstantValues }): Uint8Array {
+  const { values } = constant;
   const tensor = concatBytes([
     ...constant.dimensions.map((dimension) => varintField(tensorDimensions, dimension)),
-    varintField(tensorDataType, floatDataType),
-    lengthDelimited(tensorRawData, new Uint8Array(constant.values.buffer, constant.values.byteOffset, constant.values.byteLength)),
+    varintField(tensorDataType, dataType(values)),
+    lengthDelimited(tensorRawData, new Uint8Array(values.buffer, values.byteOffset, values.byteLength)),
   ]);
   return concatBytes([textField(attributeName, 'value'), lengthDelimited(attributeTensor, tensor), varintField(attributeType, tensorAttributeType)]);
 }
 
-/** A Constant node's bytes: a float tensor of the given shape, named `output`. */
-export function encodeFloatConstant(output: string, dimensions: readonly number[], values: Float32Array): Uint8Array {
+/** A Constant node's bytes: a tensor of the given shape (no dimensions: a scalar), named `output`. */
+export function encodeConstant(output: string, dimensions: readonly number[], values: ConstantValues): Uint8Array {
   return encodeNode('Constant', [], [output], [encodeTensorAttribute({ dimensions, values })]);
 }
 

@@ -1,4 +1,4 @@
-import { encodeFloatConstant, encodeNode, floatAttribute, integerAttribute, integersAttribute, OnnxGraph, type GraphNode } from './onnx-graph.ts';
+import { encodeConstant, encodeNode, floatAttribute, integerAttribute, integersAttribute, OnnxGraph, type GraphNode } from './onnx-graph.ts';
 
 /** What was rewritten, by kind. */
 export interface GraphSimplification {
@@ -192,8 +192,8 @@ function affineAsChannelConvolution(graph: OnnxGraph, multiply: GraphNode): bool
   const weight = `${output}.channel_scale`;
   const bias = `${output}.channel_shift`;
   affine.add.before.push(
-    encodeFloatConstant(weight, [channels, 1, 1, 1], new Float32Array(channels).fill(affine.scale)),
-    encodeFloatConstant(bias, [channels], new Float32Array(channels).fill(affine.shift)),
+    encodeConstant(weight, [channels, 1, 1, 1], new Float32Array(channels).fill(affine.scale)),
+    encodeConstant(bias, [channels], new Float32Array(channels).fill(affine.shift)),
   );
   remove(affine.multiply);
   replace(

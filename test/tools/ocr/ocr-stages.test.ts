@@ -8,6 +8,9 @@ import { ocrModelPaths } from '../../../src/tools/ocr/ocr-models.ts';
 import { halfRangeNormalisation, inkedRegion, pixelRegion, writeResizedRegion } from '../../../src/tools/ocr/raster-ops.ts';
 import { inReadingOrder } from '../../../src/tools/ocr/reading-order.ts';
 import { simplifyPaddleGraph } from '../../../src/tools/ocr/simplify-paddle-graph.ts';
+import { quantizedRecognizer } from '../../../src/tools/ocr/recognition-quantization.ts';
+import { decodeImage } from '../../../src/tools/raster/decode-image.ts';
+import { renderPagePng } from '../../helpers/rendered-documents.ts';
 import { detectorInputSize } from '../../../src/tools/ocr/text-detection.ts';
 
 describe('CTC decoding', () => {
@@ -183,5 +186,38 @@ describe('graph simplification', () => {
     let largest = 0;
     for (let index = 0; index < expected.length; index++) largest = Math.max(largest, Math.abs((expected[index] ?? 0) - (actual[index] ?? 0)));
     assert.ok(largest < 1e-4, `largest difference ${largest}`);
+  });
+});
+
+describe('recogniser quantization', () => {
+  it('reads a rendered line in 8 bits as the float network does', async () => {
+    const paths = ocrModelPaths();
+    const original = new Uint8Array(await readFile(paths.recognition));
+    const dictionary = (await readFile(paths.dictionary, 'utf8')).trimEnd().split(/\r?\n/);
+    const { model } = simplifyPaddleGraph(original);
+    const quantized = quantizedRecognizer(original, model);
+    assert.notEqual(quantized, model, 'the installed model is the calibrated one');
+    const options = { intraOpNumThreads: 1 };
+    const [float, integer] = await Promise.all([InferenceSession.create(model, options), InferenceSession.create(quantized, options)]);
+    const text = 'Invoice 2025-0417: 12 items, total EUR 4,318.75 due 21/12.';
+    const raster = await decodeImage(await renderPagePng({ width: 760, height: 40, items: [{ text, x: 4, y: 6, size: 24 }] }));
+    const width = Math.ceil((48 * raster.width) / raster.height);
+    const input = new Float32Array(3 * 48 * width);
+    const region = { x: 0, y: 0, width: raster.width, height: raster.height };
+    writeResizedRegion(raster, region, { width, height: 48 }, halfRangeNormalisation, { tensor: input, batchIndex: 0, tensorWidth: width, tensorHeight: 48 });
+    const read = async (session: InferenceSession) => {
+      const output = (await session.run({ x: new Tensor('float32', input, [1, 3, 48, width]) }))[session.outputNames[0] ?? ''];
+      const [, steps = 0, classes = 0] = output?.dims ?? [];
+      return decodeCtc(output?.data as Float32Array, 0, steps, classes, dictionary);
+    };
+    const [expected, actual] = [await read(float), await read(integer)];
+    assert.equal(expected.text, text);
+    assert.equal(actual.text, expected.text);
+    assert.ok(Math.abs(actual.confidence - expected.confidence) < 0.02, `${actual.confidence} vs ${expected.confidence}`);
+  });
+
+  it('leaves a model it was not calibrated on in floats', () => {
+    const simplified = new Uint8Array([1, 2, 3]);
+    assert.equal(quantizedRecognizer(new Uint8Array([4, 5, 6]), simplified), simplified);
   });
 });

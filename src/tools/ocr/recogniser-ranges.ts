@@ -1,0 +1,51 @@
+// Written by `npm run calibrate:ocr` (scripts/calibrate-ocr-recogniser.ts): the ranges the
+// recogniser's pointwise convolutions saw on 196 rendered lines. Do not edit by hand.
+import type { ValueRange } from './quantize-pointwise-convolutions.ts';
+
+/** SHA-256 of the recognition model the ranges were measured on. */
+export const rangesModelSha256 = '06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0';
+
+export const recogniserRanges: ReadonlyMap<string, ValueRange> = new Map<string, ValueRange>([
+  ['hardswish_30.tmp_0', [-0.375, 23.4022]],
+  ['p2o.Add.11', [-34.8851, 32.9159]],
+  ['hardswish_32.tmp_0', [-0.375, 40.4988]],
+  ['p2o.Add.27', [-35.0302, 14.954]],
+  ['hardswish_34.tmp_0', [-0.375, 53.8558]],
+  ['p2o.Add.43', [-20.4968, 26.3523]],
+  ['hardswish_36.tmp_0', [-0.375, 16.0587]],
+  ['p2o.Add.59', [-5.74, 4.97295]],
+  ['hardswish_38.tmp_0', [-0.375, 12.0327]],
+  ['p2o.Add.75', [-7.466, 6.92566]],
+  ['hardswish_40.tmp_0', [-0.375, 9.76143]],
+  ['p2o.Add.91', [-5.01416, 5.2013]],
+  ['hardswish_42.tmp_0', [-0.375, 3.63306]],
+  ['p2o.Add.107', [-5.30266, 5.39545]],
+  ['hardswish_44.tmp_0', [-0.375, 8.13193]],
+  ['p2o.Add.123', [-4.59359, 5.26334]],
+  ['hardswish_46.tmp_0', [-0.375, 9.1846]],
+  ['p2o.Add.139', [-4.832, 4.76089]],
+  ['hardswish_48.tmp_0', [-0.375, 9.58273]],
+  ['p2o.Add.155', [-4.97404, 6.17105]],
+  ['p2o.GlobalAveragePool.1', [-0.873809, 5.41671]],
+  ['conv2d_196.tmp_0', [-3.10088, 14.9526]],
+  ['relu_0.tmp_0', [0, 14.9526]],
+  ['conv2d_197.tmp_0', [-3.5272, 1.62253]],
+  ['p2o.Mul.127', [-0.720958, 2.22838]],
+  ['p2o.Add.175', [-9.95597, 5.557]],
+  ['p2o.GlobalAveragePool.3', [-1.40258, 8.30332]],
+  ['conv2d_199.tmp_0', [-5.09944, 18.9117]],
+  ['relu_1.tmp_0', [0, 18.9117]],
+  ['conv2d_200.tmp_0', [-3.72857, 0.70857]],
+  ['p2o.Mul.141', [-0.921318, 2.65576]],
+  ['p2o.Add.195', [-7.0553, 10.7745]],
+  ['hardswish_54.tmp_0', [-0.375, 10.1831]],
+  ['p2o.Add.211', [-6.76738, 9.04443]],
+  ['hardswish_56.tmp_0', [-0.375, 16.9178]],
+  ['p2o.Add.227', [-24.3623, 33.4218]],
+  ['swish_11.tmp_0', [-0.278465, 4.61866]],
+  ['conv2d_205.tmp_0', [-9.16119, 9.57478]],
+  ['transpose_50.tmp_0', [-1.1817, 2.34762]],
+  ['conv2d_206.tmp_0', [-1.95075, 2.94361]],
+  ['swish_16.tmp_0', [-0.278465, 2.27565]],
+  ['conv2d_208.tmp_0', [-3.13935, 2.43279]],
+]);
