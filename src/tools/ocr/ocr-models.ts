@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { InferenceSession } from 'onnxruntime-node';
 import { ocrModelPaths } from './ocr-model-paths.ts';
+import { withBestPathOutputs } from './best-path-outputs.ts';
 import { quantizedRecognizer } from './recognition-quantization.ts';
 import { simplifyPaddleGraph } from './simplify-paddle-graph.ts';
+import { recognizerClasses } from './text-recognition.ts';
 
 export { ocrModelPaths } from './ocr-model-paths.ts';
 
@@ -41,10 +43,14 @@ export async function loadOcrModels(options: OcrSessionOptions, paths = ocrModel
   };
   const [detection, recognition, classification, dictionaryText] = await Promise.all([
     session(paths.detection),
-    session(paths.recognition, options.quantize === false ? undefined : quantizedRecognizer),
+    session(paths.recognition, (original, simplified) =>
+      withBestPathOutputs(options.quantize === false ? simplified : quantizedRecognizer(original, simplified)),
+    ),
     session(paths.classification),
     readFile(paths.dictionary, 'utf8'),
   ]);
   const dictionary = dictionaryText.replace(/\r?\n$/, '').split(/\r?\n/);
+  const classes = await recognizerClasses(recognition);
+  if (classes !== dictionary.length + 2) throw new Error(`the recogniser has ${classes} classes; its dictionary needs ${dictionary.length + 2}`);
   return { detection, recognition, classification, dictionary };
 }

@@ -65,6 +65,8 @@ export class OnnxGraph {
   readonly outputs = new Set<string>();
   /** Outputs added by `addOutput`, written after the model's own. */
   readonly #addedOutputs: string[] = [];
+  /** NodeProtos added by `appendNode`, written after the model's own. */
+  readonly #addedNodes: Uint8Array[] = [];
   /** The default domain's opset version `toBytes` writes, when set by `setOpsetVersion`. */
   #opsetVersion: number | undefined;
 
@@ -161,6 +163,11 @@ export class OnnxGraph {
     return [...node.attributes.values()].map((fields) => this.#bytes.subarray(fields[0]?.at ?? 0, fields.at(-1)?.end ?? 0));
   }
 
+  /** Adds a node after every other (it may read any value of the graph). */
+  appendNode(node: Uint8Array): void {
+    this.#addedNodes.push(node);
+  }
+
   /** Makes an inner value a graph output too (untyped: onnxruntime infers its type). */
   addOutput(name: string): void {
     if (this.outputs.has(name)) return;
@@ -189,8 +196,9 @@ export class OnnxGraph {
       if (node.removed) return concatBytes(before);
       return concatBytes([...before, lengthDelimited(graphNode, node.replacement ?? this.#encodeNode(node))]);
     });
-    const added = this.#addedOutputs.map((name) => lengthDelimited(graphOutput, textField(valueName, name)));
-    const graph = lengthDelimited(modelGraph, concatBytes([...graphParts, ...added]));
+    const addedNodes = this.#addedNodes.map((node) => lengthDelimited(graphNode, node));
+    const addedOutputs = this.#addedOutputs.map((name) => lengthDelimited(graphOutput, textField(valueName, name)));
+    const graph = lengthDelimited(modelGraph, concatBytes([...graphParts, ...addedNodes, ...addedOutputs]));
     return concatBytes(
       this.#modelFields.map((field) => {
         if (field === this.#graphField) return graph;

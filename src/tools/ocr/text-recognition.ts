@@ -1,5 +1,6 @@
 import { Tensor, type InferenceSession } from 'onnxruntime-node';
 import type { RasterImage } from '../layout/page-content.ts';
+import { bestClassOutput, bestProbabilityOutput } from './best-path-outputs.ts';
 import { decodeCtc, type DecodedText } from './ctc-decoder.ts';
 import { halfRangeNormalisation, writeResizedRegion, type PixelRegion } from './raster-ops.ts';
 
@@ -58,17 +59,26 @@ export async function recognizeLines(
         crop.upsideDown,
       );
     });
-    const outputs = await session.run({ x: new Tensor('float32', input, [batch.length, 3, lineHeight, tensorWidth]) });
-    const output = outputs[session.outputNames[0] ?? ''];
-    if (output === undefined) throw new Error('the text recogniser returned no output');
-    const [, steps = 0, classes = 0] = output.dims;
-    if (classes !== dictionary.length + 2) {
-      throw new Error(`the recogniser has ${classes} classes; its dictionary needs ${dictionary.length + 2}`);
-    }
-    const probabilities = output.data as Float32Array;
+    const outputs = await session.run({ x: new Tensor('float32', input, [batch.length, 3, lineHeight, tensorWidth]) }, [
+      bestClassOutput,
+      bestProbabilityOutput,
+    ]);
+    const classes = outputs[bestClassOutput];
+    const probabilities = outputs[bestProbabilityOutput];
+    if (classes === undefined || probabilities === undefined) throw new Error('the text recogniser returned no output');
+    const [, steps = 0] = classes.dims;
     batch.forEach((cropIndex, batchIndex) => {
-      results[cropIndex] = decodeCtc(probabilities, batchIndex * steps * classes, steps, classes, dictionary);
+      results[cropIndex] = decodeCtc(classes.data as BigInt64Array, probabilities.data as Float32Array, batchIndex * steps, steps, dictionary);
     });
   }
   return results;
+}
+
+/**
+ * The recogniser's classes (its probabilities' last dimension), from one inference on a blank
+ * square: the dictionary must have two fewer lines (the CTC blank and the space).
+ */
+export async function recognizerClasses(session: InferenceSession): Promise<number> {
+  const outputs = await session.run({ x: new Tensor('float32', new Float32Array(3 * lineHeight * lineHeight), [1, 3, lineHeight, lineHeight]) });
+  return outputs[session.outputNames[0] ?? '']?.dims[2] ?? 0;
 }
