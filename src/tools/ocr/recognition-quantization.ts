@@ -5,7 +5,7 @@ import { quantizePointwiseConvolutions } from './quantize-pointwise-convolutions
 import { rangesModelSha256, recogniserRanges } from './recogniser-ranges.ts';
 
 /**
- * The simplified recogniser with its pointwise convolutions in 8 bits (a third less CPU per
+ * The simplified recogniser with its pointwise convolutions in 8 bits (~30% less CPU per
  * line, bench:ocr's character error rate unchanged), when the model is the one its ranges were
  * calibrated on; otherwise the float network unchanged: another model's ranges would be wrong.
  */
