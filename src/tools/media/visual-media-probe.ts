@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FairSlots } from '../../core/backends/fair-slots.ts';
+import { Semaphore } from '../../core/backends/concurrency-limit.ts';
 
 /** Reading a container's headers takes milliseconds; a stuck ffprobe must not hold a request. */
 const probeTimeoutMs = 15_000;
@@ -16,7 +16,7 @@ const ffprobeSlotCount = Math.max(2, availableParallelism());
  * others wait their turn, taken by callers in rotation, so that one caller's many pictures do not
  * keep another caller's one waiting behind them all.
  */
-export const ffprobeSlots = new FairSlots(ffprobeSlotCount);
+export const ffprobeSlots = new Semaphore(ffprobeSlotCount);
 
 /** Every slot stayed taken for as long as a probe may wait for one: the server is too busy reading media. */
 export class FfprobeBusyError extends Error {
@@ -51,7 +51,7 @@ export interface ProbedVisual {
  * FfprobeBusyError when no probe slot comes free within `slotWaitMs`.
  */
 export async function probeVisualMedia(bytes: Uint8Array, caller: string, signal: AbortSignal, slotWaitMs = probeTimeoutMs): Promise<ProbedVisual> {
-  const release = await ffprobeSlots.acquireWithin(caller, signal, slotWaitMs, () => new FfprobeBusyError(slotWaitMs));
+  const release = await ffprobeSlots.acquire(caller, signal, { wait: { ms: slotWaitMs, busy: () => new FfprobeBusyError(slotWaitMs) } });
   let directory: string | undefined;
   try {
     directory = await mkdtemp(join(tmpdir(), 'model-platform-probe-'));
