@@ -28,7 +28,7 @@ export class FfprobeBusyError extends MediaReaderBusyError {
 }
 
 /** ffprobe is not on PATH: the server's installation is incomplete, whatever the media. */
-export class FfprobeMissingError extends MediaReaderMissingError {
+class FfprobeMissingError extends MediaReaderMissingError {
   constructor() {
     super('ffprobe is not installed (it must be on PATH to read the size of videos and of images other than PNG and JPEG)');
   }
