@@ -11,6 +11,7 @@ import type { PlatformConfig } from '../core/config/config.schema.ts';
 import type { ModelBackends } from '../core/backends/model-backends.ts';
 import type { FileStore } from '../core/files/file-store.ts';
 import type { MediaFetcher } from '../core/chat/inline-remote-media.ts';
+import type { VisualMediaReader } from '../core/media/visual-media-reader.ts';
 import type { KnowledgeIndex } from '../core/knowledge/knowledge-index.ts';
 import type { Readiness } from '../core/health/readiness.ts';
 import type { PlatformMetrics } from '../core/metrics/platform-metrics.ts';
@@ -50,6 +51,8 @@ export interface AppDependencies {
   readonly taskListing: TaskListing;
   /** Media given by URL in chat and tokenizer messages, fetched through the SSRF guard. */
   readonly mediaFetcher: MediaFetcher;
+  /** Reads the size and length of pictures and videos whose tokens the engine does not count (tokenizer). */
+  readonly mediaReader: VisualMediaReader;
   /** The agents of /v1/agents, by agent_id. */
   readonly agents: Readonly<Record<AgentId, Agent>>;
   /** Key limits (rate, models, quotas, concurrency, credit): one path for every route (http/admission-hooks.ts). */

@@ -39,10 +39,12 @@ import type { FileStore } from '../core/files/file-store.ts';
 import { FileRepository } from '../store/file-repository.ts';
 import { createMediaTaskHandlers } from '../core/media/media-task-handlers.ts';
 import { extractFirstFrame } from '../tools/media/first-frame.ts';
+import { ffprobeMediaReader } from '../tools/media/visual-media-probe.ts';
 import { createChatTaskHandler } from '../core/chat/chat-task-handler.ts';
 import { createChatMediaFetcher } from '../tools/fetch/chat-media-fetcher.ts';
 import type { GuardedFetcher } from '../tools/fetch/guarded-fetcher.ts';
 import type { KnowledgeIndex } from '../core/knowledge/knowledge-index.ts';
+import type { VisualMediaReader } from '../core/media/visual-media-reader.ts';
 import type { TaskListing } from '../core/tasks/task-listing.ts';
 import { TaskListingRepository } from '../store/task-listing-repository.ts';
 import type { Agent } from '../agents/agent.ts';
@@ -97,6 +99,8 @@ export interface Platform {
   readonly taskListing: TaskListing;
   /** Media given by URL in chat and tokenizer calls, fetched through the SSRF guard; closed with the platform. */
   readonly mediaFetcher: GuardedFetcher;
+  /** Reads pictures' and videos' sizes for the tokenizer (ffprobe for what headers alone do not say). */
+  readonly mediaReader: VisualMediaReader;
   /** The agents of /v1/agents, by agent_id, built on the services above. */
   readonly agents: Readonly<Record<AgentId, Agent>>;
   /** Async tasks; their workers run only after `startWorkers()` (serve and worker commands). Submissions hold key credit. */
@@ -248,6 +252,7 @@ export async function openPlatform(settings: Settings, environment: NodeJS.Proce
     knowledge,
     taskListing: new TaskListingRepository(database),
     mediaFetcher,
+    mediaReader: ffprobeMediaReader,
     agents,
     tasks,
     admission: limits.admission,

@@ -2,7 +2,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { TaskHandler } from '../core/tasks/task.ts';
 import type { QueuedTask, TaskRepository } from '../store/task-repository.ts';
-import { ConcurrencySlots } from './concurrency-slots.ts';
+import { Semaphore } from '../core/backends/concurrency-limit.ts';
 import type { TaskLog, TaskTuning } from './task-workers.ts';
 import type { TaskQueue, TaskQueueOptions } from './task-queue.ts';
 import type { TaskRunner } from './task-runner.ts';
@@ -31,7 +31,7 @@ export class BullmqTaskQueue implements TaskQueue {
   readonly #workerId: string;
   readonly #log: TaskLog;
   readonly #traces: TaskTraces | undefined;
-  readonly #slots = new ConcurrencySlots();
+  readonly #slots = new Semaphore();
   readonly #shutdown = new AbortController();
   #closed = false;
   readonly #queues = new Map<string, Queue>();
@@ -104,7 +104,8 @@ export class BullmqTaskQueue implements TaskQueue {
       const task = await this.#repository.find(job.data.id);
       if (task === undefined || task.state === 'done') return;
       const limit = this.#handlers.get(task.kind)?.concurrency?.(task);
-      const release = limit === undefined ? () => undefined : await this.#slots.acquire(`${task.kind}:${limit.key}`, limit.limit, this.#shutdown.signal);
+      const release =
+        limit === undefined ? () => undefined : await this.#slots.acquire(`${task.kind}:${limit.key}`, this.#shutdown.signal, { keyLimit: limit.limit });
       try {
         const now = Date.now();
         const claimed = await this.#repository.claim(task.id, this.#workerId, now + this.#tuning.leaseMs, now, this.#tuning.maxAttempts);

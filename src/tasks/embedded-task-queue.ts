@@ -1,6 +1,6 @@
 import type { TaskHandler } from '../core/tasks/task.ts';
 import type { QueuedTask, TaskRepository } from '../store/task-repository.ts';
-import { ConcurrencySlots } from './concurrency-slots.ts';
+import { Semaphore } from '../core/backends/concurrency-limit.ts';
 import type { TaskLog, TaskTuning } from './task-workers.ts';
 import type { TaskQueue, TaskQueueOptions } from './task-queue.ts';
 import type { TaskRunner } from './task-runner.ts';
@@ -18,7 +18,7 @@ export class EmbeddedTaskQueue implements TaskQueue {
   readonly #tuning: TaskTuning;
   readonly #workerId: string;
   readonly #log: TaskLog;
-  readonly #slots = new ConcurrencySlots();
+  readonly #slots = new Semaphore();
   readonly #running = new Set<Promise<void>>();
   readonly #shutdown = new AbortController();
   #loop: Promise<void> | undefined;

@@ -1,9 +1,10 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { LRUCache } from 'lru-cache';
 import { inSpan, platformTracer } from '../core/telemetry/tracing.ts';
 import type { QueuedTask } from '../store/task-repository.ts';
 import type { RunOutcome } from './task-runner.ts';
 
-/** Tasks whose trace this process remembers at most (the oldest is forgotten first). */
+/** Tasks whose trace this process remembers at most (the least recently used is forgotten first). */
 const maxRemembered = 10_000;
 
 /**
@@ -14,7 +15,7 @@ const maxRemembered = 10_000;
  * process of the embedded queue starts a trace of its own. Without tracing nothing is kept.
  */
 export class TaskTraces {
-  readonly #byTask = new Map<string, string>();
+  readonly #byTask = new LRUCache<string, string>({ max: maxRemembered });
 
   /** Runs a submission in a `task submit <kind>` span; `submit` resolves with the task it wrote. */
   submit<Submitted extends { readonly id: string }>(kind: string, submit: () => Promise<Submitted>): Promise<Submitted> {
@@ -73,7 +74,6 @@ export class TaskTraces {
     const carrier: Record<string, string> = {};
     propagation.inject(context.active(), carrier);
     if (carrier['traceparent'] === undefined) return;
-    if (this.#byTask.size >= maxRemembered) this.#byTask.delete(this.#byTask.keys().next().value as string);
     this.#byTask.set(taskId, carrier['traceparent']);
   }
 }

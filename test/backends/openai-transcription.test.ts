@@ -37,34 +37,34 @@ function request(overrides: Partial<TranscriptionRequest> = {}): TranscriptionRe
 }
 
 describe('audio probe', () => {
-  it('reads format and duration from the bytes of real wav and mp3 files', () => {
-    const wav = probeAudio(samples.wav);
-    const mp3 = probeAudio(samples.mp3);
+  it('reads format and duration from the bytes of real wav and mp3 files', async () => {
+    const wav = await probeAudio(samples.wav);
+    const mp3 = await probeAudio(samples.mp3);
     assert.equal(wav?.format, 'wav');
     assert.equal(mp3?.format, 'mp3');
     assert.ok(wav !== undefined && wav.durationSeconds > 0.5 && wav.durationSeconds < 5, String(wav?.durationSeconds));
     assert.ok(mp3 !== undefined && Math.abs(mp3.durationSeconds - wav.durationSeconds) < 0.2, String(mp3?.durationSeconds));
-    assert.ok(Math.abs((probeAudio(samples.longWav)?.durationSeconds ?? 0) - 31) < 0.01);
-    assert.ok(Math.abs((probeAudio(samples.longMp3)?.durationSeconds ?? 0) - 31) < 0.2);
+    assert.ok(Math.abs(((await probeAudio(samples.longWav))?.durationSeconds ?? 0) - 31) < 0.01);
+    assert.ok(Math.abs(((await probeAudio(samples.longMp3))?.durationSeconds ?? 0) - 31) < 0.2);
   });
 
-  it('counts mp3 frames when there is no Xing/Info tag', () => {
+  it('counts mp3 frames when there is no Xing/Info tag', async () => {
     const tag = samples.mp3.indexOf('Info') >= 0 ? samples.mp3.indexOf('Info') : samples.mp3.indexOf('Xing');
     assert.ok(tag > 0, 'ffmpeg writes an Info tag');
     const untagged = Buffer.from(samples.mp3);
     untagged.write('None', tag, 'latin1');
-    const walked = probeAudio(untagged)?.durationSeconds ?? 0;
+    const walked = (await probeAudio(untagged))?.durationSeconds ?? 0;
     // The tag frame itself is then counted as audio: one frame (26 ms) more.
-    assert.ok(Math.abs(walked - (probeAudio(samples.mp3)?.durationSeconds ?? 0)) < 0.05, String(walked));
+    assert.ok(Math.abs(walked - ((await probeAudio(samples.mp3))?.durationSeconds ?? 0)) < 0.05, String(walked));
   });
 
-  it('refuses random bytes, text and a truncated WAV header', () => {
+  it('refuses random bytes, text and a truncated WAV header', async () => {
     const random = Buffer.alloc(8192);
     for (let index = 0; index < random.length; index++) random[index] = (index * 7919 + 13) % 251;
-    assert.equal(probeAudio(random), undefined);
-    assert.equal(probeAudio(Buffer.from('RIFF....WAVEfmt fake audio bytes')), undefined);
-    assert.equal(probeAudio(Buffer.from('just some text, certainly not audio')), undefined);
-    assert.equal(probeAudio(samples.wav.subarray(0, 30)), undefined);
+    assert.equal(await probeAudio(random), undefined);
+    assert.equal(await probeAudio(Buffer.from('RIFF....WAVEfmt fake audio bytes')), undefined);
+    assert.equal(await probeAudio(Buffer.from('just some text, certainly not audio')), undefined);
+    assert.equal(await probeAudio(samples.wav.subarray(0, 30)), undefined);
   });
 });
 

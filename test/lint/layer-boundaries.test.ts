@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { ESLint } from 'eslint';
@@ -138,5 +140,15 @@ describe('layer boundaries (eslint.config.js)', () => {
       ['src/core/limits/probe.ts', "import { Admission } from './admission.ts';\nexport const probe = Admission;\n"],
     ];
     for (const [filePath, source] of allowed) assert.deepEqual(await boundaryErrors(filePath, source), [], `${filePath}: ${source}`);
+  });
+
+  it('has no file in src that switches the layer rule off', async () => {
+    const sourceRoot = join(projectRoot, 'src');
+    const files = (await readdir(sourceRoot, { recursive: true })).filter((file) => file.endsWith('.ts'));
+    const exceptions: string[] = [];
+    for (const file of files) {
+      if (/eslint-disable[^\n]*no-restricted-imports/.test(await readFile(join(sourceRoot, file), 'utf8'))) exceptions.push(file);
+    }
+    assert.deepEqual(exceptions, [], 'a port passed in from src/platform replaces an import across the layers');
   });
 });

@@ -15,15 +15,19 @@ export interface AudioInput extends ProbedAudio {
 /**
  * The audio to transcribe, from the file part (it wins) or file_base64, with its format and
  * duration read from the bytes: a file named .wav that is not audio is refused here, not by the
- * engine. Runs after `checkAudioTranscription`, so one source is present and well-formed.
+ * engine. Runs after `checkAudioTranscription`, so one source is present and well-formed. The
+ * bytes are read now; what is wrong with them is thrown by the returned function when the route
+ * first needs the audio, so that a model the key may not use is still refused first.
  */
-export function readAudioInput(fields: AudioTranscriptionFields, file: ReceivedFile<Buffer> | undefined): AudioInput {
+export async function readAudioInput(fields: AudioTranscriptionFields, file: ReceivedFile<Buffer> | undefined): Promise<() => AudioInput> {
   const field = file === undefined ? 'file_base64' : 'file';
   const bytes = file?.content ?? Buffer.from(parseInlineData(fields.file_base64 ?? '')?.base64 ?? '', 'base64');
-  const probed = probeAudio(bytes);
-  if (probed === undefined) throw invalidField(field, 'is not readable WAV or MP3 audio (corrupt, or another format)');
-  if (probed.durationSeconds > maxAudioSeconds) {
-    throw invalidField(field, `must be at most ${maxAudioSeconds} s of audio, got ${probed.durationSeconds.toFixed(1)} s`);
-  }
-  return { ...probed, bytes };
+  const probed = await probeAudio(bytes);
+  return () => {
+    if (probed === undefined) throw invalidField(field, 'is not readable WAV or MP3 audio (corrupt, or another format)');
+    if (probed.durationSeconds > maxAudioSeconds) {
+      throw invalidField(field, `must be at most ${maxAudioSeconds} s of audio, got ${probed.durationSeconds.toFixed(1)} s`);
+    }
+    return { ...probed, bytes };
+  };
 }

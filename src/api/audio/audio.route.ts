@@ -40,8 +40,7 @@ export function registerAudioRoutes(app: App, deps: AppDependencies): void {
       checkAudioTranscription(fields, form.file);
       // Key limits: the model is known only now that the form is read; a key with credit reserves for
       // the audio's length (read then, after the model is found allowed).
-      let input: ReturnType<typeof readAudioInput> | undefined;
-      const readAudio = () => (input ??= readAudioInput(fields, form.file));
+      const readAudio = await readAudioInput(fields, form.file);
       await admitLateCall(request, fields.model, () => unitsBound({ audioSeconds: readAudio().durationSeconds }));
       // The engine first: a model nothing serves is refused (1211 / 1221) whatever the audio.
       const transcriber = deps.backends.capability(fields.model, 'transcribe');

@@ -38,7 +38,12 @@ export function registerTokenizerRoutes(app: App, deps: AppDependencies): void {
       if (hasRemoteMedia({ messages })) messages = await inlineRemoteMediaOf(messages, deps.mediaFetcher, signal);
       // The chat call's thinking rules (a model that always thinks counts its open think block).
       const thinking = effectiveThinking(body.model, body.thinking?.type, undefined);
-      const usage = await countPromptUsage(counter, { messages, tools: toFunctionTools(body.tools ?? []), thinking, signal }, request.apiKey?.id ?? '');
+      const usage = await countPromptUsage(
+        counter,
+        { messages, tools: toFunctionTools(body.tools ?? []), thinking, signal },
+        request.apiKey?.id ?? '',
+        deps.mediaReader,
+      );
       setServedByHeaders(reply, signal);
       // A counted call, not consumed tokens: token quotas and token prices must not see the prompt as used.
       request.recordUsage({ model: body.model });

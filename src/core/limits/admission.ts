@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { PricedUsage } from '../billing/model-price.ts';
 import type { PriceTable } from '../billing/price-table.ts';
 import type { UsageRecord } from '../usage/usage-record.ts';
@@ -48,7 +49,10 @@ export interface AdmissionOptions {
  */
 const policyCacheMs = 1_000;
 
-/** Keys and token windows remembered at most; past it they are forgotten (a re-read or a no-op re-seed). */
+/**
+ * Keys and token windows remembered at most; past it the least recently used is forgotten (a
+ * re-read, or a re-seed that is a no-op set), so windows of past days do not pile up.
+ */
 const maxRemembered = 10_000;
 
 /**
@@ -69,9 +73,9 @@ export class Admission {
   readonly #slotLeaseMs: number;
   readonly #log: (message: string, error: unknown) => void;
   /** Policies of keys seen lately, by key id. */
-  readonly #policies = new Map<string, { readonly policy: KeyPolicy | undefined; readonly seenAt: number }>();
+  readonly #policies = new LRUCache<string, { readonly policy: KeyPolicy | undefined; readonly seenAt: number }>({ max: maxRemembered });
   /** Token windows this process has seeded (or is seeding) from the ledger, by counter name. */
-  readonly #seeded = new Map<string, Promise<void>>();
+  readonly #seeded = new LRUCache<string, Promise<void>>({ max: maxRemembered });
   /** Slots of calls under way, renewed until their call ends so that only a dead node's slots lapse. */
   readonly #liveSlots = new Set<SlotHold>();
   readonly #renewTimer: NodeJS.Timeout;
@@ -270,8 +274,6 @@ export class Admission {
     const counter = windowCounter(keyId, 'tokens', window);
     let seeding = this.#seeded.get(counter);
     if (seeding === undefined) {
-      // Windows of past days pile up otherwise; forgetting them only costs a re-seed (a no-op set).
-      if (this.#seeded.size >= maxRemembered) this.#seeded.clear();
       seeding = this.#tokensSince(keyId, window.startsAt).then((used) => this.#limiter.seed(counter, used, window.resetsAt));
       this.#seeded.set(counter, seeding);
       // A failed seeding is tried again by the next call.
@@ -291,7 +293,6 @@ export class Admission {
   }
 
   #remember(key: AdmittedKey): void {
-    if (this.#policies.size >= maxRemembered && !this.#policies.has(key.id)) this.#policies.clear();
     this.#policies.set(key.id, { policy: key.policy, seenAt: this.#now() });
   }
 

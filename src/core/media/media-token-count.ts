@@ -1,12 +1,7 @@
 import type { ChatMessage, MediaPart } from '../chat/chat-types.ts';
 import { ApiError, invalidField } from '../errors/api-error.ts';
 import { parseInlineData } from './inline-data.ts';
-// The one arrow from core to tools left: these probes are still imported, not passed in from
-// src/platform as a port the way the first-frame extractor is.
-/* eslint-disable no-restricted-imports */
-import { imageDimensions } from '../../tools/media/media-signature.ts';
-import { FfprobeBusyError, FfprobeMissingError, probeVisualMedia } from '../../tools/media/visual-media-probe.ts';
-/* eslint-enable no-restricted-imports */
+import { MediaReaderBusyError, MediaReaderMissingError, type VisualMedia, type VisualMediaReader } from './visual-media-reader.ts';
 import { aspectRatioAllowed, imageTokens, maxAspectRatio, videoTokens } from './vision-token-rule.ts';
 
 export interface MediaTokens {
@@ -28,36 +23,42 @@ export function mediaKindsOf(messages: readonly ChatMessage[]): MediaKinds {
 
 /**
  * The prompt tokens of the messages' images and videos by the vision model's rule
- * (vision-token-rule.ts), from each one's own size and length: PNG and JPEG sizes read from their
- * headers, other images and every video through ffprobe. The media must be inline by now (the
+ * (vision-token-rule.ts), from each one's own size and length as `reader` reads them (the
+ * platform's: PNG and JPEG sizes from their headers, other images and every video through ffprobe). The media must be inline by now (the
  * route fetched URLs through the guard, and the body and each part were capped on the way in).
  * A part that is no readable picture is refused with 1214 naming its field. `caller` (the API key)
- * takes its turn for ffprobe among the callers waiting.
+ * takes its turn for the reader among the callers waiting.
  */
-export async function countMediaTokens(messages: readonly ChatMessage[], kinds: MediaKinds, caller: string, signal: AbortSignal): Promise<MediaTokens> {
+export async function countMediaTokens(
+  reader: VisualMediaReader,
+  messages: readonly ChatMessage[],
+  kinds: MediaKinds,
+  caller: string,
+  signal: AbortSignal,
+): Promise<MediaTokens> {
   let image = 0;
   let video = 0;
   for (const [messageIndex, message] of messages.entries()) {
     if (!Array.isArray(message.content)) continue;
     for (const [partIndex, part] of message.content.entries()) {
       if (part.type === 'image_url' && kinds.image)
-        image += await imagePartTokens(part, `messages[${messageIndex}].content[${partIndex}].image_url`, caller, signal);
+        image += await imagePartTokens(reader, part, `messages[${messageIndex}].content[${partIndex}].image_url`, caller, signal);
       if (part.type === 'video_url' && kinds.video)
-        video += await videoPartTokens(part, `messages[${messageIndex}].content[${partIndex}].video_url`, caller, signal);
+        video += await videoPartTokens(reader, part, `messages[${messageIndex}].content[${partIndex}].video_url`, caller, signal);
     }
   }
   return { image, video };
 }
 
-async function imagePartTokens(part: MediaPart, field: string, caller: string, signal: AbortSignal): Promise<number> {
+async function imagePartTokens(reader: VisualMediaReader, part: MediaPart, field: string, caller: string, signal: AbortSignal): Promise<number> {
   const bytes = inlineBytes(part, field);
-  const size = imageDimensions(bytes) ?? (await probed(bytes, field, 'an image', caller, signal));
+  const size = reader.imageSize(bytes) ?? (await probed(reader, bytes, field, 'an image', caller, signal));
   checkProportions(size.width, size.height, field);
   return imageTokens(size.width, size.height);
 }
 
-async function videoPartTokens(part: MediaPart, field: string, caller: string, signal: AbortSignal): Promise<number> {
-  const video = await probed(inlineBytes(part, field), field, 'a video', caller, signal);
+async function videoPartTokens(reader: VisualMediaReader, part: MediaPart, field: string, caller: string, signal: AbortSignal): Promise<number> {
+  const video = await probed(reader, inlineBytes(part, field), field, 'a video', caller, signal);
   if (video.durationSeconds === 0 && video.frameCount === undefined) throw invalidField(field, 'is a still picture, not a video');
   checkProportions(video.width, video.height, field);
   return videoTokens(video);
@@ -69,12 +70,12 @@ function inlineBytes(part: MediaPart, field: string): Buffer {
   return Buffer.from(inline.base64, 'base64');
 }
 
-async function probed(bytes: Buffer, field: string, kind: string, caller: string, signal: AbortSignal): ReturnType<typeof probeVisualMedia> {
+async function probed(reader: VisualMediaReader, bytes: Buffer, field: string, kind: string, caller: string, signal: AbortSignal): Promise<VisualMedia> {
   try {
-    return await probeVisualMedia(bytes, caller, signal);
+    return await reader.probe(bytes, caller, signal);
   } catch (error) {
-    if (signal.aborted || error instanceof FfprobeMissingError) throw error;
-    if (error instanceof FfprobeBusyError)
+    if (signal.aborted || error instanceof MediaReaderMissingError) throw error;
+    if (error instanceof MediaReaderBusyError)
       throw new ApiError(
         '1305',
         `The server is reading too many pictures and videos at once to read ${field} now (${error.message}); send the request again shortly.`,

@@ -12,30 +12,24 @@ export interface DeploymentSlots {
   close(): Promise<void>;
 }
 
-/** Slots counted in this process: one FIFO semaphore per deployment. */
+/** Slots counted in this process: each deployment a key of one semaphore, with its own limit and waiters in order. */
 export class InProcessDeploymentSlots implements DeploymentSlots {
-  /** Keyed by model and deployment name, both from the config file. */
-  readonly #semaphores = new Map<string, Semaphore>();
+  readonly #slots = new Semaphore();
 
   acquire(model: string, deployment: string, limit: number, signal: AbortSignal): Promise<() => void> {
-    return this.#semaphore(model, deployment, limit).acquire(signal);
+    return this.#slots.acquire(slotKey(model, deployment), signal, { keyLimit: limit });
   }
 
   tryAcquire(model: string, deployment: string, limit: number): Promise<(() => void) | undefined> {
-    return Promise.resolve(this.#semaphore(model, deployment, limit).tryAcquire());
+    return Promise.resolve(this.#slots.tryAcquire(slotKey(model, deployment), limit));
   }
 
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
 
-  #semaphore(model: string, deployment: string, limit: number): Semaphore {
-    const key = `${model}\u0000${deployment}`;
-    let semaphore = this.#semaphores.get(key);
-    if (semaphore === undefined) {
-      semaphore = new Semaphore(limit);
-      this.#semaphores.set(key, semaphore);
-    }
-    return semaphore;
-  }
+/** Model and deployment name, both from the config file. */
+function slotKey(model: string, deployment: string): string {
+  return `${model}\u0000${deployment}`;
 }

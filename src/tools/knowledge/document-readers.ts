@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { FairSlots } from '../../core/backends/fair-slots.ts';
+import { Semaphore } from '../../core/backends/concurrency-limit.ts';
 import { ApiError } from '../../core/errors/api-error.ts';
 
 /** Default of `knowledge.maxConcurrentReaders`: one reader thread a core (two at least), as for ffprobe. */
@@ -15,11 +15,11 @@ const documentReaderWaitMs = 30_000;
  * 1305 when none comes free within `documentReaderWaitMs`.
  */
 export class DocumentReaders {
-  readonly #slots: FairSlots;
+  readonly #slots: Semaphore;
   readonly #waitMs: number;
 
   constructor(limit = defaultMaxDocumentReaders, waitMs = documentReaderWaitMs) {
-    this.#slots = new FairSlots(limit);
+    this.#slots = new Semaphore(limit);
     this.#waitMs = waitMs;
   }
 
@@ -32,16 +32,16 @@ export class DocumentReaders {
   async read<Result>(caller: string, signal: AbortSignal, read: () => Promise<Result>): Promise<Result> {
     const limit = this.#slots.limit;
     const waitMs = this.#waitMs;
-    const release = await this.#slots.acquireWithin(
-      caller,
-      signal,
-      waitMs,
-      () =>
-        new ApiError(
-          '1305',
-          `The server is reading ${limit} documents at once (knowledge.maxConcurrentReaders) and none finished within ${waitMs / 1000} s; upload the file again shortly.`,
-        ),
-    );
+    const release = await this.#slots.acquire(caller, signal, {
+      wait: {
+        ms: waitMs,
+        busy: () =>
+          new ApiError(
+            '1305',
+            `The server is reading ${limit} documents at once (knowledge.maxConcurrentReaders) and none finished within ${waitMs / 1000} s; upload the file again shortly.`,
+          ),
+      },
+    });
     try {
       return await read();
     } finally {

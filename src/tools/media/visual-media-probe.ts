@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FairSlots } from '../../core/backends/fair-slots.ts';
+import { Semaphore } from '../../core/backends/concurrency-limit.ts';
+import { MediaReaderBusyError, MediaReaderMissingError, type VisualMedia, type VisualMediaReader } from '../../core/media/visual-media-reader.ts';
+import { imageDimensions } from './media-signature.ts';
 
 /** Reading a container's headers takes milliseconds; a stuck ffprobe must not hold a request. */
 const probeTimeoutMs = 15_000;
@@ -16,32 +18,27 @@ const ffprobeSlotCount = Math.max(2, availableParallelism());
  * others wait their turn, taken by callers in rotation, so that one caller's many pictures do not
  * keep another caller's one waiting behind them all.
  */
-export const ffprobeSlots = new FairSlots(ffprobeSlotCount);
+export const ffprobeSlots = new Semaphore(ffprobeSlotCount);
 
 /** Every slot stayed taken for as long as a probe may wait for one: the server is too busy reading media. */
-export class FfprobeBusyError extends Error {
+export class FfprobeBusyError extends MediaReaderBusyError {
   constructor(waitedMs: number) {
     super(`no ffprobe slot came free within ${waitedMs / 1000} s (${ffprobeSlotCount} probes run at once)`);
   }
 }
 
 /** ffprobe is not on PATH: the server's installation is incomplete, whatever the media. */
-export class FfprobeMissingError extends Error {
+class FfprobeMissingError extends MediaReaderMissingError {
   constructor() {
     super('ffprobe is not installed (it must be on PATH to read the size of videos and of images other than PNG and JPEG)');
   }
 }
 
-/** What ffprobe reads of the first video stream of an image or a video. */
-export interface ProbedVisual {
-  readonly width: number;
-  readonly height: number;
-  /** Seconds; 0 when the file states none (a still image). */
-  readonly durationSeconds: number;
-  /** Frames a second; 0 when the file states none. */
-  readonly framesPerSecond: number;
-  readonly frameCount: number | undefined;
-}
+/** The platform's media reader: PNG and JPEG sizes from their headers, everything else through ffprobe. */
+export const ffprobeMediaReader: VisualMediaReader = {
+  imageSize: imageDimensions,
+  probe: (bytes, caller, signal) => probeVisualMedia(bytes, caller, signal),
+};
 
 /**
  * The size and timing of an image or video, read by ffprobe from its headers (nothing decoded
@@ -50,8 +47,8 @@ export interface ProbedVisual {
  * among the callers waiting. Rejects when ffprobe finds no picture stream, and with
  * FfprobeBusyError when no probe slot comes free within `slotWaitMs`.
  */
-export async function probeVisualMedia(bytes: Uint8Array, caller: string, signal: AbortSignal, slotWaitMs = probeTimeoutMs): Promise<ProbedVisual> {
-  const release = await ffprobeSlots.acquireWithin(caller, signal, slotWaitMs, () => new FfprobeBusyError(slotWaitMs));
+export async function probeVisualMedia(bytes: Uint8Array, caller: string, signal: AbortSignal, slotWaitMs = probeTimeoutMs): Promise<VisualMedia> {
+  const release = await ffprobeSlots.acquire(caller, signal, { wait: { ms: slotWaitMs, busy: () => new FfprobeBusyError(slotWaitMs) } });
   let directory: string | undefined;
   try {
     directory = await mkdtemp(join(tmpdir(), 'model-platform-probe-'));
@@ -78,7 +75,7 @@ export async function probeVisualMedia(bytes: Uint8Array, caller: string, signal
   }
 }
 
-function readProbe(output: string): ProbedVisual {
+function readProbe(output: string): VisualMedia {
   let parsed: unknown;
   try {
     parsed = JSON.parse(output);
