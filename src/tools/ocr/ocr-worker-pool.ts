@@ -1,8 +1,7 @@
-import { MessageChannel, type TransferListItem } from 'node:worker_threads';
-import { Tinypool } from 'tinypool';
+import { Worker } from 'node:worker_threads';
 import { typescriptWorkerEntry } from '../../core/threads/typescript-worker-entry.ts';
 import type { RasterImage, TextLine } from '../layout/page-content.ts';
-import type { OcrWorkerReply, OcrWorkerSettings, OcrWorkerTask } from './ocr-worker-messages.ts';
+import type { OcrWorkerReply, OcrWorkerRequest, OcrWorkerSettings } from './ocr-worker-messages.ts';
 import type { PageReadingSettings } from './page-reading.ts';
 
 export interface OcrWorkerPoolOptions {
@@ -12,24 +11,39 @@ export interface OcrWorkerPoolOptions {
   readonly threads: number;
 }
 
+interface Job {
+  readonly request: Extract<OcrWorkerRequest, { kind: 'read' | 'load' }>;
+  readonly transfer: ArrayBuffer[];
+  readonly signal: AbortSignal | undefined;
+  readonly resolve: (lines: TextLine[]) => void;
+  readonly reject: (reason: unknown) => void;
+  readonly onAbort: () => void;
+  /** The caller has its answer (or was told of the abort); a later reply is dropped. */
+  settled: boolean;
+}
+
+interface PoolWorker {
+  readonly thread: Worker;
+  /** The job it works on; a worker is busy until it replies, even to a read given up. */
+  job: Job | undefined;
+}
+
 /** The worker runs ocr-worker.ts, TypeScript like the rest of the server. */
 const workerEntry = typescriptWorkerEntry(new URL('./ocr-worker.ts', import.meta.url));
 
 /**
- * Worker threads (a tinypool pool) that read pages with PaddleOCR, so that inference (0.3-1 s at a
- * time) never holds up the server's event loop, and pages of one document are read side by side
- * in order of arrival. The workers start on the first page (each loads its own onnxruntime
- * sessions) and stay for the life of the process; one that dies fails its page and is replaced.
- * Idle workers do not keep the process alive.
- *
- * A page given up by its caller is rejected at once, but its worker is not ended (it would lose
- * its loaded models): the worker is told through the page's own port and stops at its next check,
- * or at once when the page was still waiting. tinypool therefore never sees the caller's signal.
+ * Worker threads that read pages with PaddleOCR, so that inference (0.3-1 s at a time) never holds
+ * up the server's event loop, and pages of one document are read side by side. Workers start on
+ * the first page (each loads its own onnxruntime sessions) and stay for the life of the process;
+ * one that dies fails its page and is replaced on the next. Idle workers do not keep the process
+ * alive.
  */
 export class OcrWorkerPool {
   readonly size: number;
   readonly #threads: number;
-  #pool: Tinypool | undefined;
+  readonly #workers = new Set<PoolWorker>();
+  readonly #queue: Job[] = [];
+  #nextId = 1;
 
   constructor(options: OcrWorkerPoolOptions) {
     this.size = options.size;
@@ -38,49 +52,92 @@ export class OcrWorkerPool {
 
   /** The lines of the raster (see readPage); pages wait in order for a free worker. */
   read(raster: RasterImage, settings: PageReadingSettings, signal?: AbortSignal): Promise<TextLine[]> {
-    if (signal?.aborted === true) return Promise.reject(signal.reason);
     // A copy goes to the worker, moved rather than cloned a second time: the caller keeps its raster.
     const data = raster.data.slice();
-    const { port1: abort, port2: abortHeard } = new MessageChannel();
-    const task: OcrWorkerTask = { kind: 'read', raster: { width: raster.width, height: raster.height, data }, settings, abort: abortHeard };
-    const reading = this.#run(task, [data.buffer, abortHeard]).finally(() => abort.close());
-    if (signal === undefined) return reading;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        abort.postMessage('abort');
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      reading.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    const request = { kind: 'read', id: this.#nextId++, raster: { width: raster.width, height: raster.height, data }, settings } as const;
+    return this.#submit(request, [data.buffer], signal);
   }
 
   /** Starts every worker and loads its models. */
   async warmUp(): Promise<void> {
-    await Promise.all(Array.from({ length: this.size }, () => this.#run({ kind: 'load' }, [])));
+    await Promise.all(Array.from({ length: this.size }, () => this.#submit({ kind: 'load', id: this.#nextId++ }, [], undefined)));
   }
 
-  async #run(task: OcrWorkerTask, transferList: TransferListItem[]): Promise<TextLine[]> {
-    let reply: OcrWorkerReply;
-    try {
-      reply = (await this.#started().run(task, { transferList })) as OcrWorkerReply;
-    } catch (cause) {
-      throw new Error(`the OCR worker thread failed: ${(cause as Error).message}`, { cause });
-    }
-    if ('lines' in reply) return reply.lines;
-    const error = new Error(reply.error.message);
-    error.name = reply.error.name;
-    throw error;
+  #submit(request: Job['request'], transfer: ArrayBuffer[], signal: AbortSignal | undefined): Promise<TextLine[]> {
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const job: Job = { request, transfer, signal, resolve, reject, onAbort: () => this.#abort(job), settled: false };
+      signal?.addEventListener('abort', job.onAbort, { once: true });
+      this.#queue.push(job);
+      this.#dispatch();
+    });
   }
 
-  /** The pool, started on first use: its workers all stay (a worker that went idle would lose its models). */
-  #started(): Tinypool {
-    if (this.#pool === undefined) {
-      const settings: OcrWorkerSettings = { threads: this.#threads };
-      this.#pool = new Tinypool({ filename: workerEntry.href, minThreads: this.size, maxThreads: this.size, workerData: settings });
-      // A worker lost while no page was on it fails nothing: it is replaced, and a page on a failing one says why.
-      this.#pool.on('error', () => undefined);
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
+      const worker = [...this.#workers].find((candidate) => candidate.job === undefined) ?? this.#spawn();
+      if (worker === undefined) return;
+      const job = this.#queue.shift() as Job;
+      worker.job = job;
+      worker.thread.ref();
+      worker.thread.postMessage(job.request, job.transfer);
     }
-    return this.#pool;
+  }
+
+  /** A new worker, or undefined when the pool is full. */
+  #spawn(): PoolWorker | undefined {
+    if (this.#workers.size >= this.size) return undefined;
+    const settings: OcrWorkerSettings = { threads: this.#threads };
+    const worker: PoolWorker = { thread: new Worker(workerEntry, { workerData: settings }), job: undefined };
+    worker.thread.unref();
+    worker.thread.on('message', (reply: OcrWorkerReply) => this.#finish(worker, reply));
+    worker.thread.on('error', (error) => this.#lose(worker, error));
+    worker.thread.on('exit', (code) => this.#lose(worker, new Error(`it exited with code ${code}`)));
+    this.#workers.add(worker);
+    return worker;
+  }
+
+  #finish(worker: PoolWorker, reply: OcrWorkerReply): void {
+    const job = worker.job;
+    if (job === undefined || job.request.id !== reply.id) return;
+    worker.job = undefined;
+    worker.thread.unref();
+    if ('error' in reply) {
+      const error = new Error(reply.error.message);
+      error.name = reply.error.name;
+      this.#settle(job, () => job.reject(error));
+    } else {
+      this.#settle(job, () => job.resolve(reply.lines));
+    }
+    this.#dispatch();
+  }
+
+  #lose(worker: PoolWorker, cause: Error): void {
+    // 'error' is followed by 'exit': the worker is dropped once.
+    if (!this.#workers.delete(worker)) return;
+    const job = worker.job;
+    if (job !== undefined) this.#settle(job, () => job.reject(new Error(`the OCR worker thread failed: ${cause.message}`, { cause })));
+    void worker.thread.terminate();
+    this.#dispatch();
+  }
+
+  /** The caller stops waiting at once; a worker on the page stops at its next check. */
+  #abort(job: Job): void {
+    const reason: unknown = job.signal?.reason;
+    this.#settle(job, () => job.reject(reason));
+    const queued = this.#queue.indexOf(job);
+    if (queued >= 0) {
+      this.#queue.splice(queued, 1);
+      return;
+    }
+    const worker = [...this.#workers].find((candidate) => candidate.job === job);
+    worker?.thread.postMessage({ kind: 'abort', id: job.request.id } satisfies OcrWorkerRequest);
+  }
+
+  #settle(job: Job, answer: () => void): void {
+    if (job.settled) return;
+    job.settled = true;
+    job.signal?.removeEventListener('abort', job.onAbort);
+    answer();
   }
 }

@@ -1,19 +1,20 @@
-// A worker thread of OcrWorkerPool (run by tinypool): it holds its own onnxruntime sessions and
-// reads one page at a time, so inference never runs on the server's event loop.
-import { receiveMessageOnPort, workerData } from 'node:worker_threads';
+// A worker thread of OcrWorkerPool: it holds its own onnxruntime sessions and reads one page at a
+// time, so inference never runs on the server's event loop.
+import { parentPort, workerData } from 'node:worker_threads';
 import { loadOcrModels, type OcrModels } from './ocr-models.ts';
-import type { OcrWorkerReply, OcrWorkerSettings, OcrWorkerTask } from './ocr-worker-messages.ts';
+import type { OcrWorkerReply, OcrWorkerRequest, OcrWorkerSettings } from './ocr-worker-messages.ts';
 import { readPage } from './page-reading.ts';
 
-// tinypool hands a worker its pool's workerData second, after its own.
-const [, { threads }] = workerData as [unknown, OcrWorkerSettings];
+const port = parentPort;
+if (port === null) throw new Error('ocr-worker.ts runs as a worker thread of OcrWorkerPool');
+const { threads } = workerData as OcrWorkerSettings;
 
 let models: Promise<OcrModels> | undefined;
 
 function loadedModels(): Promise<OcrModels> {
   if (models === undefined) {
     const loading = loadOcrModels({ threads });
-    // A failed load is not kept: the next task tries again.
+    // A failed load is not kept: the next request tries again.
     loading.catch(() => {
       if (models === loading) models = undefined;
     });
@@ -22,22 +23,28 @@ function loadedModels(): Promise<OcrModels> {
   return models;
 }
 
-/** Reads a page or loads the models; a failure is answered, not thrown, so that its name crosses to the pool. */
-export default async function answer(task: OcrWorkerTask): Promise<OcrWorkerReply> {
+/** Reads in progress, so that an abort from the pool reaches the right one. */
+const running = new Map<number, AbortController>();
+
+async function answer(request: Extract<OcrWorkerRequest, { kind: 'read' | 'load' }>): Promise<OcrWorkerReply> {
   const controller = new AbortController();
-  if (task.kind === 'read') {
-    // A page given up while it waited for this worker has its abort here already.
-    if (receiveMessageOnPort(task.abort) !== undefined) controller.abort();
-    else task.abort.once('message', () => controller.abort());
-  }
+  running.set(request.id, controller);
   try {
     const loaded = await loadedModels();
-    if (task.kind === 'load') return { lines: [] };
-    return { lines: await readPage(loaded, task.raster, task.settings, controller.signal) };
+    if (request.kind === 'load') return { id: request.id, lines: [] };
+    return { id: request.id, lines: await readPage(loaded, request.raster, request.settings, controller.signal) };
   } catch (error) {
     const { name, message } = error instanceof Error ? error : new Error(String(error));
-    return { error: { name, message } };
+    return { id: request.id, error: { name, message } };
   } finally {
-    if (task.kind === 'read') task.abort.close();
+    running.delete(request.id);
   }
 }
+
+port.on('message', (request: OcrWorkerRequest) => {
+  if (request.kind === 'abort') {
+    running.get(request.id)?.abort();
+    return;
+  }
+  void answer(request).then((reply) => port.postMessage(reply));
+});
