@@ -1,22 +1,24 @@
 // npm run bench:engine — model-platform against direct calls to a real engine: llama.cpp's
-// llama-server with a tiny random-weight model in GLM-4.7's chat format, in one run, the two
-// taking turns round by round so that the host's noise hits both (BENCHMARKS.md "bench:engine").
+// llama-server with random-weight models in GLM-4.7's chat format, in one run, the two taking
+// turns round by round so that the host's noise hits both (BENCHMARKS.md "bench:engine"). Two
+// sizes: the tests' tiny model, whose tokens cost well under a millisecond, so that the platform's
+// own hop is most of a call; and a realistic one, whose tokens cost what a small real model's do
+// on one thread, so that the ratios are what a user of such a model sees.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { findLlamaServer, startLlamaServer, type LlamaServer } from '../../test/helpers/llama-server.ts';
 import { glmTinyChat } from '../../test/helpers/tiny-glm-gguf.ts';
-import { writeTinyGguf, type TinyGgufChat } from '../../test/helpers/tiny-gguf.ts';
-import { agentFor, pooledPercentiles, runRound, type AnswerTarget, type RoundResult } from './answer-load.ts';
-import { cpuTimes, freePort, start, stopAll, waitForHealth } from './bench-processes.ts';
+import { writeTinyGguf, type TinyGgufChat, type TinyGgufShape } from '../../test/helpers/tiny-gguf.ts';
+import { agentFor, runRound, type AnswerTarget } from './answer-load.ts';
+import { freePort, start, stopAll, waitForHealth } from './bench-processes.ts';
+import { isProxy, load, measureCell, targetNames, type Cell, type CellSetting } from './engine-cell.ts';
 import { measureFailover } from './failover-load.ts';
-import { median } from './load.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-/** Multiplies every cell's requests per round (BENCH_SCALE=0.25 for a quick look). */
+/** Multiplies every tiny-model cell's requests per round (BENCH_SCALE=0.25 for a quick look). */
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');
 /** `-np`: answers the engine decodes at once; 16 so that concurrency 16 never queues in the engine. */
 const parallel = Number(process.env['BENCH_PARALLEL'] ?? '16');
@@ -60,22 +62,7 @@ const withRouted = process.env['BENCH_ROUTED'] === '1';
  * default's ratio to it is what the platform adds, apart from what streaming costs the engine.
  */
 const withSyncWhole = process.env['BENCH_SYNC_WHOLE'] === '1';
-const syncWholeName = 'platform syncAnswers: whole';
-const directStreamedName = 'direct, asked for a stream';
-const routedName = 'platform routed (2 deployments)';
-const alias = 'tiny-glm';
-const publicModel = 'glm-4.7';
 const messages = [{ role: 'user', content: 'Write a short story about a lighthouse keeper and a storm.' }];
-
-interface Cell {
-  readonly maxTokens: number;
-  readonly stream: boolean;
-  readonly concurrency: number;
-  readonly rounds: number;
-  readonly requestsPerRound: number;
-  /** Judged on throughput (req/s against direct) or on added p50 latency. */
-  readonly target: 'throughput' | 'latency';
-}
 
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? '6');
 /**
@@ -86,8 +73,8 @@ const rounds = Number(process.env['BENCH_ROUNDS'] ?? '6');
 const latencyPairs = Number(process.env['BENCH_LATENCY_PAIRS'] ?? '200');
 const scaled = (requests: number, concurrency: number) => Math.max(concurrency, Math.round(requests * scale));
 // On the 2-core development machine an answer of 256 tokens takes ~120-150 ms one at a time, 16 of
-// them at once 2-5 s; a round lasts 1-8 s per target, the whole run 3-5 minutes.
-const cells: readonly Cell[] = [
+// them at once 2-5 s; a round lasts 1-8 s per target, the tiny model's cells 3-5 minutes.
+const tinyCells: readonly Cell[] = [
   { maxTokens: 256, stream: false, concurrency: 1, rounds, requestsPerRound: scaled(6, 1), target: 'throughput' },
   { maxTokens: 256, stream: true, concurrency: 1, rounds, requestsPerRound: scaled(6, 1), target: 'throughput' },
   { maxTokens: 256, stream: false, concurrency: 16, rounds, requestsPerRound: scaled(32, 16), target: 'throughput' },
@@ -95,6 +82,31 @@ const cells: readonly Cell[] = [
   { maxTokens: 8, stream: false, concurrency: 1, rounds: scaled(latencyPairs, 1), requestsPerRound: 1, target: 'latency' },
   { maxTokens: 8, stream: true, concurrency: 1, rounds: scaled(latencyPairs, 1), requestsPerRound: 1, target: 'latency' },
 ];
+
+/**
+ * The realistic size: BENCH_REALISTIC=0 leaves it out. 6 layers of width 1024 in F32 (~55 M
+ * weights, 220 MB) decode a token in 10-20 ms on one thread of the development machine, as a
+ * 0.5-1.5 B model quantized to 4 bits does on one core; the run prints what the engine itself
+ * reports. Its answers are shorter (BENCH_REALISTIC_TOKENS, 64), so that a cell lasts a minute or
+ * two; there the hop is a few milliseconds of a second-long call, and the target is tighter.
+ */
+const withRealistic = process.env['BENCH_REALISTIC'] !== '0';
+const realisticShape: TinyGgufShape = {
+  layers: Number(process.env['BENCH_REALISTIC_LAYERS'] ?? '6'),
+  width: Number(process.env['BENCH_REALISTIC_WIDTH'] ?? '1024'),
+};
+const realisticTokens = Number(process.env['BENCH_REALISTIC_TOKENS'] ?? '64');
+const realisticRounds = Number(process.env['BENCH_REALISTIC_ROUNDS'] ?? '4');
+const realisticCells: readonly Cell[] = [false, true].flatMap((stream) =>
+  [1, 16].map((concurrency): Cell => ({
+    maxTokens: realisticTokens,
+    stream,
+    concurrency,
+    rounds: realisticRounds,
+    requestsPerRound: concurrency === 1 ? 2 : 16,
+    target: 'throughput',
+  })),
+);
 
 /**
  * The GLM format of the tests' tiny model, with nothing that ends an answer: no end of text, turn
@@ -111,6 +123,20 @@ const benchChat: TinyGgufChat = {
   followers: [],
 };
 
+/** One model size: its engine, the names it goes by, the prefix the proxy routes it by, its cells. */
+interface Size {
+  readonly label: string;
+  readonly engine: LlamaServer;
+  /** The engine's name for the model (`-a`), the platform's upstreamModel. */
+  readonly alias: string;
+  /** The platform's name for it: a GLM-4.7 model, so that the platform treats both alike. */
+  readonly publicModel: string;
+  /** The path prefix that sends a proxied call to this size's engine ('' for the first). */
+  readonly proxyPrefix: string;
+  readonly cells: readonly Cell[];
+  readonly minimumRatio: number;
+}
+
 function llamaServerBinary(): string {
   const named = findLlamaServer();
   if (named !== undefined) return named;
@@ -126,8 +152,10 @@ interface Platform {
   readonly pid: number;
 }
 
+/** A platform serving each size's model; with several engines, the first size's model has a deployment on each. */
 async function startPlatform(
   name: string,
+  sizes: readonly Size[],
   engines: readonly LlamaServer[],
   nodeFlags: readonly string[],
   dataDir: string,
@@ -136,11 +164,15 @@ async function startPlatform(
 ): Promise<Platform> {
   const key = 'abcdefabcdefabcdefabcdefabcdef98.BenchSecret00002';
   const config = join(dataDir, 'config.yaml');
-  const entry = (engine: LlamaServer) => `{ backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias}${settings} }`;
-  const [first] = engines;
-  if (first === undefined) throw new Error('a platform needs an engine');
-  const model = engines.length === 1 ? entry(first) : `{ deployments: [${engines.map(entry).join(', ')}] }`;
-  writeFileSync(config, `models:\n  ${publicModel}: ${model}\n`);
+  const entry = (engine: LlamaServer, alias: string) =>
+    `{ backend: openai-compatible, engine: llama.cpp, baseUrl: "${engine.baseUrl}", upstreamModel: ${alias}${settings} }`;
+  const models = sizes.map((size, index) => {
+    const deployments = index === 0 && engines.length > 1 ? engines : [size.engine];
+    const model =
+      deployments.length === 1 ? entry(size.engine, size.alias) : `{ deployments: [${deployments.map((engine) => entry(engine, size.alias)).join(', ')}] }`;
+    return `  ${size.publicModel}: ${model}\n`;
+  });
+  writeFileSync(config, `models:\n${models.join('')}`);
   const port = await freePort();
   // Request logs off (warn), as in bench:chat: the run measures the request path, not the log sink.
   const started = start(
@@ -171,218 +203,161 @@ async function startPlatform(
   };
 }
 
-/** The body for each side: the platform's request, and the one the platform sends the engine for it. */
-function withBodies(target: AnswerTarget, maxTokens: number, direct: boolean): AnswerTarget {
-  const bodies = [false, true].map((stream) =>
-    JSON.stringify(
-      direct
-        ? {
-            model: alias,
-            messages,
-            max_tokens: maxTokens,
-            chat_template_kwargs: { enable_thinking: true },
-            stream,
-            ...(stream ? { stream_options: { include_usage: true } } : {}),
-          }
-        : { model: publicModel, messages, max_tokens: maxTokens, thinking: { type: 'enabled' }, stream },
-    ),
-  );
-  return { ...target, body: (stream) => bodies[stream ? 1 : 0] ?? '' };
+/** The body for each side of a size: the platform's request, and the one the platform sends the engine for it. */
+function bodiesFor(size: Size) {
+  return (target: AnswerTarget, maxTokens: number, direct: boolean): AnswerTarget => {
+    const bodies = [false, true].map((stream) =>
+      JSON.stringify(
+        direct
+          ? {
+              model: size.alias,
+              messages,
+              max_tokens: maxTokens,
+              chat_template_kwargs: { enable_thinking: true },
+              stream,
+              ...(stream ? { stream_options: { include_usage: true } } : {}),
+            }
+          : { model: size.publicModel, messages, max_tokens: maxTokens, thinking: { type: 'enabled' }, stream },
+      ),
+    );
+    return { ...target, body: (stream) => bodies[stream ? 1 : 0] ?? '' };
+  };
 }
 
-interface Side {
-  readonly target: AnswerTarget;
-  /** Whether its requests ask for a stream (direct calls standing for the platform's default sync answers do in sync cells). */
-  readonly stream: boolean;
-  readonly agent: Agent | undefined;
-  /** The platform process, for its CPU time; none for direct calls. */
-  readonly pid: number | undefined;
-  readonly rounds: RoundResult[];
-  cpuMs: number;
+/** The engine's own figure for a token of this size, one answer at a time: llama-server's `timings`. */
+async function msPerToken(size: Size): Promise<number> {
+  const body = JSON.stringify({ model: size.alias, messages, max_tokens: realisticTokens });
+  const ask = async () => {
+    const response = await fetch(`${size.engine.baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const answer = (await response.json()) as { timings?: { predicted_per_token_ms?: number } };
+    return answer.timings?.predicted_per_token_ms ?? Number.NaN;
+  };
+  // The first fills the prompt cache; the median of the next three.
+  await ask();
+  const figures = [await ask(), await ask(), await ask()].sort((left, right) => left - right);
+  return figures[1] ?? Number.NaN;
 }
 
-const isProxy = (target: AnswerTarget) => target.name.startsWith('node proxy');
-const fixed = (value: number, digits = 1) => value.toFixed(digits);
-const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
 const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
-const roundP50 = (round: RoundResult | undefined) => (round === undefined ? Number.NaN : pooledPercentiles([round], (each) => each.latenciesMs).p50);
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 
 async function main(): Promise<void> {
   const begun = performance.now();
   const binary = llamaServerBinary();
-  const modelPath = writeTinyGguf({ seed: 5, contextLength: contextSize, chat: benchChat });
-  const engine = await startLlamaServer({ binary, modelPath, alias, contextSize, parallel, startTimeoutMs: 60_000 });
+  const engines: LlamaServer[] = [];
+  const startEngine = async (modelPath: string, alias: string) => {
+    const engine = await startLlamaServer({ binary, modelPath, alias, contextSize, parallel, startTimeoutMs: 120_000 });
+    engines.push(engine);
+    return engine;
+  };
   const dataDirs: string[] = [];
-  let secondEngine: LlamaServer | undefined;
   try {
-    const direct: AnswerTarget = { name: 'direct', url: `${engine.baseUrl}/chat/completions`, headers: {}, keepsStreamsAlive: false, body: () => '' };
-    const directStreamed: AnswerTarget = { ...direct, name: directStreamedName };
+    const tinyPath = writeTinyGguf({ seed: 5, contextLength: contextSize, chat: benchChat });
+    const sizes: Size[] = [
+      {
+        label: 'tiny model',
+        engine: await startEngine(tinyPath, 'tiny-glm'),
+        alias: 'tiny-glm',
+        publicModel: 'glm-4.7',
+        proxyPrefix: '',
+        cells: tinyCells,
+        minimumRatio: 0.95,
+      },
+    ];
+    if (withRealistic) {
+      const realisticPath = writeTinyGguf({ seed: 5, contextLength: contextSize, chat: benchChat, shape: realisticShape });
+      const alias = 'realistic-glm';
+      sizes.push({
+        label: 'realistic model',
+        engine: await startEngine(realisticPath, alias),
+        alias,
+        publicModel: 'glm-4.7-flash',
+        proxyPrefix: '/realistic',
+        cells: realisticCells,
+        minimumRatio: 0.97,
+      });
+    }
+    const [tiny] = sizes;
+    if (tiny === undefined) throw new Error('no model size');
     const platforms: Platform[] = [];
-    const platformDir = mkdtempSync(join(tmpdir(), 'bench-engine-'));
-    dataDirs.push(platformDir);
-    platforms.push(await startPlatform('platform', [engine], [], platformDir));
-    if (withRouted) {
-      secondEngine = await startLlamaServer({ binary, modelPath, alias, contextSize, parallel, startTimeoutMs: 60_000 });
-      const routedDir = mkdtempSync(join(tmpdir(), 'bench-engine-routed-'));
-      dataDirs.push(routedDir);
-      platforms.push(await startPlatform(routedName, [engine, secondEngine], [], routedDir));
-    }
-    if (withSyncWhole) {
-      const wholeDir = mkdtempSync(join(tmpdir(), 'bench-engine-whole-'));
-      dataDirs.push(wholeDir);
-      platforms.push(await startPlatform(syncWholeName, [engine], [], wholeDir, ', syncAnswers: whole'));
-    }
-    if (abFlags.length > 0) {
-      const abDir = mkdtempSync(join(tmpdir(), 'bench-engine-ab-'));
-      dataDirs.push(abDir);
-      platforms.push(await startPlatform(`platform ${abFlags.join(' ')}`, [engine], abFlags, abDir));
-    }
-    if (abTree !== undefined) {
-      const treeDir = mkdtempSync(join(tmpdir(), 'bench-engine-tree-'));
-      dataDirs.push(treeDir);
-      platforms.push(await startPlatform('platform BENCH_AB_TREE', [engine], [], treeDir, '', abTree));
-    }
-    const base = [direct, ...platforms.map((platform) => platform.target)];
-    /** The processes in front of the engine, for their CPU time. */
+    const platformIn = async (name: string, prefix: string, engineList: readonly LlamaServer[], nodeFlags: readonly string[], settings = '', tree?: string) => {
+      const dataDir = mkdtempSync(join(tmpdir(), `bench-engine-${prefix}-`));
+      dataDirs.push(dataDir);
+      platforms.push(await startPlatform(name, sizes, engineList, nodeFlags, dataDir, settings, tree));
+    };
+    await platformIn('platform', 'platform', [tiny.engine], []);
+    if (withRouted) await platformIn(targetNames.routed, 'routed', [tiny.engine, await startEngine(tinyPath, tiny.alias)], []);
+    if (withSyncWhole) await platformIn(targetNames.syncWhole, 'whole', [tiny.engine], [], ', syncAnswers: whole');
+    if (abFlags.length > 0) await platformIn(`platform ${abFlags.join(' ')}`, 'ab', [tiny.engine], abFlags);
+    if (abTree !== undefined) await platformIn('platform BENCH_AB_TREE', 'tree', [tiny.engine], [], '', abTree);
     const pids = new Map(platforms.map((platform) => [platform.target.name, platform.pid]));
+    let proxyOrigin: string | undefined;
     if (withProxy) {
+      const more = sizes.filter((size) => size.proxyPrefix !== '').map((size) => `${size.proxyPrefix.slice(1)}=${size.engine.baseUrl}`);
       const proxy = start(
         process.execPath,
         ['--import', here('../../bin/register-typescript.mjs'), here('./pass-through-proxy.ts')],
-        { TARGET: engine.baseUrl, FRESH_STREAMS: '1' },
+        { TARGET: tiny.engine.baseUrl, FRESH_STREAMS: '1', MORE_TARGETS: more.join(' ') },
         /(http:\/\/\S+)/,
       );
       pids.set('node proxy', proxy.pid);
-      base.push({ name: 'node proxy', url: `${await proxy.match}/chat/completions`, headers: {}, keepsStreamsAlive: true, body: () => '' });
+      proxyOrigin = await proxy.match;
     }
+    /** The targets of a size, direct calls first. */
+    const targetsOf = (size: Size): AnswerTarget[] => {
+      const direct: AnswerTarget = {
+        name: targetNames.direct,
+        url: `${size.engine.baseUrl}/chat/completions`,
+        headers: {},
+        keepsStreamsAlive: false,
+        body: () => '',
+      };
+      // The routed model is the tiny one's.
+      const targets = [direct, ...platforms.map((platform) => platform.target).filter((target) => size === tiny || target.name !== targetNames.routed)];
+      if (withSyncWhole) targets.push({ ...direct, name: targetNames.directStreamed });
+      if (proxyOrigin !== undefined)
+        targets.push({ name: 'node proxy', url: `${proxyOrigin}${size.proxyPrefix}/chat/completions`, headers: {}, keepsStreamsAlive: true, body: () => '' });
+      return targets;
+    };
     console.log(`llama-server ${binary}`);
-    console.log(`  -np ${parallel} -c ${contextSize} --kv-unified -t 1; tiny GLM-4.7-format model (2 layers, width 64), answers run to max_tokens`);
+    console.log(`  -np ${parallel} -c ${contextSize} --kv-unified -t 1; GLM-4.7-format models whose answers run to max_tokens`);
     console.log(`load average at the start: ${load()}`);
 
-    console.log(`\nWarm-up: ${warmUpRequests} requests per target at concurrency 8 (max_tokens 8, half streamed)`);
-    for (const target of base) {
+    console.log(`\nWarm-up: ${warmUpRequests} requests per target at concurrency 8 (tiny model, max_tokens 8, half streamed)`);
+    const tinyBodies = bodiesFor(tiny);
+    for (const target of targetsOf(tiny).filter((each) => each.name !== targetNames.directStreamed)) {
       for (const stream of [false, true]) {
         const agent = agentFor(target, stream, 8);
-        await runRound(withBodies(target, 8, target === direct || isProxy(target)), stream, 8, Math.ceil(warmUpRequests / 2), agent);
+        await runRound(tinyBodies(target, 8, target.name === targetNames.direct || isProxy(target)), stream, 8, Math.ceil(warmUpRequests / 2), agent);
         agent?.destroy();
       }
     }
 
     const verdicts: string[] = [];
-    const nameWidth = Math.max(6, ...base.map((target) => target.name.length));
-    for (const cell of cells) {
-      const requests = cell.requestsPerRound;
-      // Streamed calls are the same with either syncAnswers.
-      const targets = cell.stream ? base.filter((target) => target.name !== syncWholeName) : withSyncWhole ? [...base, directStreamed] : base;
-      const sides: Side[] = targets.map((target) => ({
-        target: withBodies(target, cell.maxTokens, target === direct || target === directStreamed || isProxy(target)),
-        stream: cell.stream || target === directStreamed,
-        agent: agentFor(target, cell.stream || target === directStreamed, cell.concurrency),
-        pid: pids.get(target.name),
-        rounds: [],
-        cpuMs: 0,
-      }));
-      // One round's worth each first: new connections, the engine's slots and prompt cache.
-      for (const side of sides) await runRound(side.target, side.stream, cell.concurrency, requests, side.agent);
-      for (let round = 0; round < cell.rounds; round += 1) {
-        for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-          const before = side.pid === undefined ? 0 : (cpuTimes([side.pid]).get(side.pid) ?? 0);
-          side.rounds.push(await runRound(side.target, side.stream, cell.concurrency, requests, side.agent));
-          if (side.pid !== undefined) side.cpuMs += (cpuTimes([side.pid]).get(side.pid) ?? 0) - before;
-        }
-      }
-      for (const side of sides) side.agent?.destroy();
-
-      const mode = cell.stream ? 'streamed' : 'sync';
-      console.log(
-        `\nmax_tokens ${cell.maxTokens}, ${mode}, concurrency ${cell.concurrency}: ${cell.rounds} rounds of ${requests} request(s) per target (load ${load()}, ${elapsed(begun)} in)`,
-      );
-      console.log(`${'target'.padEnd(nameWidth)} |  req/s |  p50 ms |  p99 ms | TTFB p50 | tokens/answer | CPU ms/req | vs direct: median (each round)`);
-      const directRounds = sides[0]?.rounds ?? [];
-      const directP50 = pooledPercentiles(directRounds, (round) => round.latenciesMs).p50;
-      for (const side of sides) {
-        const latency = pooledPercentiles(side.rounds, (round) => round.latenciesMs);
-        const firstByte = pooledPercentiles(side.rounds, (round) => round.firstBytesMs);
-        const answered = side.rounds.reduce((sum, round) => sum + round.requests, 0);
-        const tokensPerAnswer = side.rounds.reduce((sum, round) => sum + round.completionTokens, 0) / answered;
-        const isDirect = side.target.name === direct.name;
-        const ratios = side.rounds.map((round, index) => round.requestsPerSecond / (directRounds[index]?.requestsPerSecond ?? Number.NaN));
-        // Pairs of single requests are too many to list, and their req/s is only the inverse of a latency.
-        const each = cell.target === 'throughput' ? ` (${ratios.map((ratio) => fixed(ratio, 2)).join(' ')})` : '';
-        const versus = isDirect ? '' : `${fixed(median(ratios), 3)}x${each}`;
-        const cpu = side.pid === undefined ? '' : fixed(side.cpuMs / answered, 2);
-        console.log(
-          `${side.target.name.padEnd(nameWidth)} | ${fixed(median(side.rounds.map((round) => round.requestsPerSecond))).padStart(6)} | ${fixed(latency.p50, 2).padStart(7)} | ${fixed(latency.p99, 2).padStart(7)} | ${fixed(firstByte.p50, 2).padStart(8)} | ${fixed(tokensPerAnswer).padStart(13)} | ${cpu.padStart(10)} | ${versus}`,
+    for (const size of sizes) {
+      let heading = size.label;
+      if (size !== tiny) {
+        const perToken = await msPerToken(size);
+        heading = `${size.label} (${realisticShape.layers} layers, width ${realisticShape.width}; ${perToken.toFixed(1)} ms a token on one thread)`;
+        console.log(`\n${heading}: llama-server's own timing of one answer at a time, median of 3 (${elapsed(begun)} in)`);
+        verdicts.push(
+          `${size.label}: ${perToken.toFixed(1)} ms a token on one thread (target >= 10 ms): ${perToken >= 10 ? 'realistic' : 'NOT realistic (a larger BENCH_REALISTIC_LAYERS)'}`,
         );
-        if (isDirect) continue;
-        const label = `${side.target.name}, max_tokens ${cell.maxTokens} ${mode} c${cell.concurrency}`;
-        if (isProxy(side.target)) {
-          // The floor, not judged: what one minimal extra hop costs on this host.
-          const added = cell.target === 'latency' ? median(side.rounds.map((round, index) => roundP50(round) - roundP50(directRounds[index]))) : Number.NaN;
-          verdicts.push(
-            `${label} (the floor, no target): ${cell.target === 'latency' ? `${signed(added)} ms over direct` : `${fixed(median(ratios), 3)}x the direct req/s`}`,
-          );
-          continue;
-        }
-        // In sync cells with BENCH_SYNC_WHOLE: the engine's work for the platform's default, asked directly.
-        const streamedRounds = sides.find((each) => each.target.name === directStreamedName)?.rounds;
-        if (side.target.name === directStreamedName) {
-          // Not judged: what asking for a stream costs the engine itself.
-          const what =
-            cell.target === 'latency'
-              ? `${signed(median(side.rounds.map((round, index) => roundP50(round) - roundP50(directRounds[index]))))} ms over`
-              : `${fixed(median(ratios), 3)}x`;
-          verdicts.push(`${label} (the engine's own cost of streaming a whole answer, no target): ${what} the direct whole answers`);
-          continue;
-        }
-        if (side.target.name === routedName) {
-          const single = sides.find((each) => each.target.name === 'platform')?.rounds ?? [];
-          const overSingle = median(side.rounds.map((round, index) => round.requestsPerSecond / (single[index]?.requestsPerSecond ?? Number.NaN)));
-          verdicts.push(`${label}: ${fixed(overSingle, 3)}x the one-deployment platform's req/s (target >= 0.98x): ${overSingle >= 0.98 ? 'met' : 'NOT met'}`);
-          continue;
-        }
-        const proxyRounds = sides.find((each) => isProxy(each.target))?.rounds;
-        if (cell.target === 'throughput') {
-          const ratio = median(ratios);
-          // Beside the floor: the platform's req/s over the proxy's, round by round.
-          const overProxy =
-            proxyRounds === undefined
-              ? ''
-              : `; ${fixed(median(side.rounds.map((round, index) => round.requestsPerSecond / (proxyRounds[index]?.requestsPerSecond ?? Number.NaN))), 3)}x the proxy's`;
-          const overStreamed =
-            streamedRounds === undefined || side.target.name === syncWholeName
-              ? ''
-              : `; ${fixed(median(side.rounds.map((round, index) => round.requestsPerSecond / (streamedRounds[index]?.requestsPerSecond ?? Number.NaN))), 3)}x the direct streamed calls'`;
-          verdicts.push(
-            `${label}: ${fixed(ratio, 3)}x the direct req/s${overProxy}${overStreamed} (target >= 0.95x direct): ${ratio >= 0.95 ? 'met' : 'NOT met'}`,
-          );
-        } else {
-          const added = median(side.rounds.map((round, index) => roundP50(round) - roundP50(directRounds[index])));
-          const overStreamed =
-            streamedRounds === undefined || side.target.name === syncWholeName
-              ? ''
-              : `; ${signed(median(side.rounds.map((round, index) => roundP50(round) - roundP50(streamedRounds[index]))))} ms over the direct streamed calls`;
-          verdicts.push(
-            `${label}: ${signed(added)} ms over direct, median of ${cell.rounds} pairs (p50 ${fixed(latency.p50, 2)} against ${fixed(directP50, 2)}: ${signed(latency.p50 - directP50)})${overStreamed} (target <= +1 ms): ${added <= 1 ? 'met' : 'NOT met'}`,
-          );
-        }
       }
+      const setting: CellSetting = { targets: targetsOf(size), withBodies: bodiesFor(size), pids, minimumRatio: size.minimumRatio, label: size.label, heading };
+      for (const cell of size.cells) verdicts.push(...(await measureCell(cell, setting)));
     }
-    const [single, routed] = platforms;
-    if (withRouted && secondEngine !== undefined && single !== undefined && routed !== undefined) {
-      const stopped = secondEngine;
-      console.log(`\nFailover: ${routedName} under sync load at concurrency 16 (max_tokens 32); its second engine is killed (load ${load()})`);
-      const failover = await measureFailover(withBodies(single.target, 32, false), withBodies(routed.target, 32, false), () => stopped.kill('SIGKILL'));
-      console.log(`  the one-deployment platform on the survivor: ${fixed(failover.survivorPerSecond)} answers/s`);
+    const single = platforms.find((platform) => platform.target.name === 'platform');
+    const routed = platforms.find((platform) => platform.target.name === targetNames.routed);
+    const second = engines.at(-1);
+    if (single !== undefined && routed !== undefined && second !== undefined) {
+      console.log(`\nFailover: ${targetNames.routed} under sync load at concurrency 16 (max_tokens 32); its second engine is killed (load ${load()})`);
+      const failover = await measureFailover(tinyBodies(single.target, 32, false), tinyBodies(routed.target, 32, false), () => second.kill('SIGKILL'));
+      console.log(`  the one-deployment platform on the survivor: ${failover.survivorPerSecond.toFixed(1)} answers/s`);
       console.log(`  routed, answers in each second after the kill: ${failover.perSecondAfterStop.join(' ')}`);
       console.log(`  failed: ${failover.failedInFlight} running on the killed engine, ${failover.failedAfterStop} started after the kill`);
       const reached = failover.reachedAfterSeconds;
       verdicts.push(
-        `${routedName}, one engine killed: 90% of the survivor's answers/s ${reached === undefined ? 'not reached' : `reached within ${reached} s`}, ${failover.failedAfterStop} calls started after the kill failed (target <= 5 s, 0 failed): ${reached !== undefined && reached <= 5 && failover.failedAfterStop === 0 ? 'met' : 'NOT met'}`,
+        `${targetNames.routed}, one engine killed: 90% of the survivor's answers/s ${reached === undefined ? 'not reached' : `reached within ${reached} s`}, ${failover.failedAfterStop} calls started after the kill failed (target <= 5 s, 0 failed): ${reached !== undefined && reached <= 5 && failover.failedAfterStop === 0 ? 'met' : 'NOT met'}`,
       );
     }
     console.log(`\nload average at the end: ${load()}; ${elapsed(begun)} in all`);
@@ -390,8 +365,7 @@ async function main(): Promise<void> {
     for (const verdict of verdicts) console.log(`  ${verdict}`);
   } finally {
     stopAll();
-    await engine.stop();
-    await secondEngine?.stop();
+    for (const engine of engines) await engine.stop();
     // The platforms close their databases on SIGTERM before the folders go.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });

@@ -18,6 +18,18 @@ export interface TinyGgufOptions {
   readonly contextLength?: number;
   /** The chat format the model carries; ChatML (in Qwen 2.5's form) when left out. */
   readonly chat?: TinyGgufChat;
+  /**
+   * The transformer's size; 2 layers of width 64 when left out. A larger one costs the engine what
+   * a small real model costs per token (a benchmark's realistic size), at the same vocabulary.
+   */
+  readonly shape?: TinyGgufShape;
+}
+
+/** Layers and width; the rest follows from the width as in the default shape (see shapeOf). */
+export interface TinyGgufShape {
+  readonly layers: number;
+  /** `embedding_length`: a multiple of 64. */
+  readonly width: number;
 }
 
 /**
@@ -90,13 +102,37 @@ const tinyChatTemplate = [
   '{%- if add_generation_prompt %}{{- "<|im_start|>assistant\\n" }}{%- endif %}',
 ].join('');
 
-const embeddingLength = 64;
-const blockCount = 2;
-const feedForwardLength = 128;
-const headCount = 4;
-const headCountKv = 2;
-const headDimension = embeddingLength / headCount;
 const alignment = 32;
+
+/** Every dimension of the model, derived from its layers and width. */
+interface Shape {
+  readonly embeddingLength: number;
+  readonly blockCount: number;
+  readonly feedForwardLength: number;
+  readonly headCount: number;
+  readonly headCountKv: number;
+  readonly headDimension: number;
+}
+
+/**
+ * Width 64 has 4 heads of 16 (the tests' model); wider ones heads of 64 as small real models have.
+ * Half as many key/value heads when the count is even (grouped-query attention), a feed-forward
+ * twice the width.
+ */
+function shapeOf({ layers, width }: TinyGgufShape = { layers: 2, width: 64 }): Shape {
+  if (!Number.isInteger(layers) || layers < 1 || !Number.isInteger(width) || width < 64 || width % 64 !== 0) {
+    throw new Error(`a model shape needs whole layers >= 1 and a width that is a multiple of 64 (got ${layers} layers, width ${width})`);
+  }
+  const headCount = width === 64 ? 4 : width / 64;
+  return {
+    embeddingLength: width,
+    blockCount: layers,
+    feedForwardLength: 2 * width,
+    headCount,
+    headCountKv: headCount % 2 === 0 ? headCount / 2 : headCount,
+    headDimension: width / headCount,
+  };
+}
 
 /** Writes the model (once per content, under the OS temp dir) and returns its path. */
 export function writeTinyGguf(options: TinyGgufOptions = {}): string {
@@ -131,7 +167,9 @@ function buildTinyGguf(options: TinyGgufOptions = {}): Buffer {
     chat === undefined
       ? undefined
       : { offsets: logitOffsets(vocab, chat), followers: (chat.followers ?? []).map(([from, to]) => [vocab.idOf(from), vocab.idOf(to)] as const) };
-  const tensors = buildTensors(vocab, random, endTokens, steering);
+  const shape = shapeOf(options.shape);
+  const { embeddingLength, blockCount, feedForwardLength, headCount, headCountKv, headDimension } = shape;
+  const tensors = buildTensors(shape, vocab, random, endTokens, steering);
   const endMetadata: [string, (writer: GgufWriter) => void][] = [];
   const { endOfTurn, endOfMessage } = endIds;
   if (endOfTurn !== undefined) endMetadata.push(['tokenizer.ggml.eot_token_id', (writer) => writer.u32Value(endOfTurn)]);
@@ -283,7 +321,8 @@ interface Steering {
  * which the llama architecture lacks). Each one before it is set only by one token `from`, and
  * the output weight of `to` on it raises `to` right after `from`.
  */
-function buildTensors(vocab: Vocab, random: () => number, endTokens: readonly number[], steering?: Steering): Tensor[] {
+function buildTensors(shape: Shape, vocab: Vocab, random: () => number, endTokens: readonly number[], steering?: Steering): Tensor[] {
+  const { embeddingLength, blockCount, feedForwardLength, headCountKv, headDimension } = shape;
   const vocabSize = vocab.tokens.length;
   const uniform = (count: number, scale: number): Float32Array => {
     const data = new Float32Array(count);
@@ -325,17 +364,17 @@ function buildTensors(vocab: Vocab, random: () => number, endTokens: readonly nu
       matrix(`${prefix}.ffn_down.weight`, feedForwardLength, embeddingLength),
     );
   }
-  if (steering !== undefined) steerLogits(tensors, steering);
+  if (steering !== undefined) steerLogits(shape, tensors, steering);
   return tensors;
 }
 
-const offsetDimension = embeddingLength - 1;
 const carrier = 4;
 /** A follower's output weight: about +12 logits right after its token. */
 const followerWeight = 3;
 const maxFollowers = 8;
 
-function steerLogits(tensors: readonly Tensor[], steering: Steering): void {
+function steerLogits({ embeddingLength, blockCount, feedForwardLength }: Shape, tensors: readonly Tensor[], steering: Steering): void {
+  const offsetDimension = embeddingLength - 1;
   if (steering.followers.length > maxFollowers) throw new Error(`at most ${maxFollowers} follower pairs`);
   const tensor = (name: string): Tensor => {
     const found = tensors.find((candidate) => candidate.name === name);
