@@ -1,5 +1,6 @@
 // npm run bench:chat — chat completions overhead against a fake engine on loopback, in one run:
-// (a) straight to the engine, (b) a minimal Node pass-through proxy, (c) model-platform.
+// (a) straight to the engine, (b) a minimal Node pass-through proxy, (c) model-platform; req/s, and
+// the CPU each process spends per call (the steadier figure on a shared host).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -8,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, percentile, post, runLoad, type LoadResult, type Target } from './load.ts';
-import { waitForHealth } from './bench-processes.ts';
+import { cpuTimes, waitForHealth } from './bench-processes.ts';
 
 // Long enough that a level is not decided by the moments after new connections appear: V8
 // re-optimises code then (new sockets, new shapes), more of it in the platform than in the proxy.
@@ -108,14 +109,22 @@ async function main(): Promise<void> {
     const floor = await start([...tsx, here('./bare-route-process.ts')], { TARGET: engine.match }, /(http:\/\/\S+)/);
     floorTargets.push({ name: '(d) bare route', url: `${floor.match}/chat/completions`, headers: {} });
   }
-  const abTargets = abTree === undefined ? [] : [(await startPlatform(abTree, engine.match, '(e) BENCH_AB_TREE')).target];
+  const abPlatform = abTree === undefined ? undefined : await startPlatform(abTree, engine.match, '(e) BENCH_AB_TREE');
+  const abTargets = abPlatform === undefined ? [] : [abPlatform.target];
+  /** Each target's process, for its CPU time: on a shared host the CPU a call costs moves far less than req/s. */
+  const pids = new Map<string, number | undefined>([
+    ['(a) engine', engine.child.pid],
+    ['(b) node proxy', proxy.child.pid],
+    [platform.target.name, platform.child.pid],
+    ...(abPlatform === undefined ? [] : [[abPlatform.target.name, abPlatform.child.pid] as const]),
+  ]);
   const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }] });
   const streamBody = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], stream: true });
 
   console.log(
     `Non-streamed, ${requestsPerLevel(1)} requests at concurrency 1 and ${requestsPerLevel(16)} at 16 and 64, in ${rounds} rounds (medians of the rounds; vs (b): the median of the rounds' ratios)`,
   );
-  console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b) | each round vs (b)');
+  console.log('concurrency | target             | req/s   | p50 ms | p99 ms | req/s vs (b) | CPU µs/req, (b)/it | each round vs (b)');
   const results = new Map<string, LoadResult>();
   const allTargets = [...targets, ...floorTargets, ...abTargets];
   for (const concurrency of [1, 16, 64]) {
@@ -126,11 +135,19 @@ async function main(): Promise<void> {
     const agents = new Map(allTargets.map((target) => [target.name, new Agent({ keepAlive: true, maxSockets: concurrency })]));
     for (const target of allTargets) await runLoad(target, body, concurrency, warmUpRequests, agents.get(target.name));
     const perRound = new Map<string, LoadResult[]>(allTargets.map((target) => [target.name, []]));
+    /** CPU ms of the target's own process over the level's rounds (none for the bare route). */
+    const cpuMs = new Map<string, number>();
     for (let round = 0; round < rounds; round += 1) {
       for (const target of round % 2 === 0 ? allTargets : [...allTargets].reverse()) {
+        const pid = pids.get(target.name);
+        const before = pid === undefined ? undefined : cpuTimes([pid]).get(pid);
         perRound.get(target.name)?.push(await runLoad(target, body, concurrency, Math.ceil(requestsPerLevel(concurrency) / rounds), agents.get(target.name)));
+        const after = pid === undefined ? undefined : cpuTimes([pid]).get(pid);
+        if (before !== undefined && after !== undefined) cpuMs.set(target.name, (cpuMs.get(target.name) ?? 0) + after - before);
       }
     }
+    const requests = Math.ceil(requestsPerLevel(concurrency) / rounds) * rounds;
+    const cpuPerRequest = (name: string) => ((cpuMs.get(name) ?? Number.NaN) * 1000) / requests;
     for (const agent of agents.values()) agent.destroy();
     const baseline = perRound.get('(b) node proxy') ?? [];
     for (const target of allTargets) {
@@ -144,8 +161,10 @@ async function main(): Promise<void> {
       const ratios = runs.map((run, round) => run.requestsPerSecond / (baseline[round]?.requestsPerSecond ?? Number.NaN));
       const ratio = target.name.startsWith('(a)') ? '' : `${(100 * median(ratios)).toFixed(0)}%`;
       const each = target.name.startsWith('(a)') ? '' : ratios.map((value) => `${(100 * value).toFixed(0)}%`).join(' ');
+      const cpu = cpuPerRequest(target.name);
+      const cpuRatio = target.name.startsWith('(a)') || Number.isNaN(cpu) ? '' : `, ${(100 * (cpuPerRequest('(b) node proxy') / cpu)).toFixed(0)}%`;
       console.log(
-        `${String(concurrency).padStart(11)} | ${target.name.padEnd(18)} | ${result.requestsPerSecond.toFixed(0).padStart(7)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${ratio.padStart(12)} | ${each}`,
+        `${String(concurrency).padStart(11)} | ${target.name.padEnd(18)} | ${result.requestsPerSecond.toFixed(0).padStart(7)} | ${result.p50Ms.toFixed(2).padStart(6)} | ${result.p99Ms.toFixed(2).padStart(6)} | ${ratio.padStart(12)} | ${`${Number.isNaN(cpu) ? '' : cpu.toFixed(0)}${cpuRatio}`.padStart(18)} | ${each}`,
       );
     }
   }

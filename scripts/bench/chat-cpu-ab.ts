@@ -26,6 +26,12 @@ const requestsPerRound = Number(process.env['BENCH_REQUESTS'] ?? '2000');
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? '6');
 const warmUpRequests = Number(process.env['BENCH_WARMUP'] ?? '5000');
 const allocationRequests = Number(process.env['BENCH_ALLOC_REQUESTS'] ?? '40000');
+/**
+ * What a sync call may allocate, all of the serve process's threads together (the ledger's
+ * thread writes a row per call). A regression guard that the host's load does not move: each
+ * KiB a call allocates is work for the collector at every call.
+ */
+const syncAllocationBudgetKiB = 30;
 const streamed = process.env['BENCH_STREAM'] === '1';
 const profileDir = process.env['BENCH_CPU_PROF_DIR'];
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -158,8 +164,9 @@ async function main(): Promise<void> {
     alive();
     // The collections during the load report a moment later, through the pipe.
     await delay(200);
-    const perCall = (platform.allocated.bytes - before) / allocationRequests;
-    console.log(`${platform.label}: ${(perCall / 1024).toFixed(1)} KiB allocated per call (${allocationRequests} calls)`);
+    const perCallKiB = (platform.allocated.bytes - before) / allocationRequests / 1024;
+    const budget = streamed ? '' : `; budget <= ${syncAllocationBudgetKiB} KiB a sync call: ${perCallKiB <= syncAllocationBudgetKiB ? 'within' : 'NOT within'}`;
+    console.log(`${platform.label}: ${perCallKiB.toFixed(1)} KiB allocated per call (${allocationRequests} calls)${budget}`);
   }
   for (const platform of platforms) {
     platform.agent.destroy();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the test suite (scripts/test/run-tests.sh, same arguments after the first) under another
-# Node.js release line, e.g. `run-tests-on-node.sh 24`: CI runs it after the suite on the
+# Node.js release line, e.g. `run-tests-on-node.sh 24` (or RUN_INSTEAD's command, see the end): CI runs it after the suite on the
 # machine's own Node.js. The binary comes from the npm registry (fetch-node.sh). Native modules
 # compiled at install time against V8's ABI (better-sqlite3) do not load on another major version,
 # so the suite runs in a copy of this checkout whose files are hard links to these (no data is
@@ -88,6 +88,11 @@ for package_dir in "${compiled[@]}"; do
 done
 
 # The target Node.js first on PATH: the runner, and every process a test spawns with
-# process.execPath or `node`, run on it.
+# process.execPath or `node`, run on it. RUN_INSTEAD="npm run bench:chat" runs that command in
+# the copy instead of the suite: a benchmark on that Node.js.
 cd "$work"
-PATH="$node_bin:$PATH" bash scripts/test/run-tests.sh "$@"
+if [ -n "${RUN_INSTEAD:-}" ]; then
+  PATH="$node_bin:$PATH" bash -c "$RUN_INSTEAD"
+else
+  PATH="$node_bin:$PATH" bash scripts/test/run-tests.sh "$@"
+fi

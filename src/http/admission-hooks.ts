@@ -98,45 +98,62 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
     }
   });
 
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks: most requests (a key without limits) pass both without waiting, and a
+  // promise per hook per request is work on every call.
+  app.addHook('onRequest', (request, _reply, done) => {
     const key = request.apiKey;
-    if (key === undefined) return;
+    if (key === undefined) {
+      done();
+      return;
+    }
     // Routes whose model is in the body count the request in their call check (preHandler): one
     // limiter step (one Redis round trip) per call instead of two, at the price of refusing a key
     // over its rate only after its body is read, and of not counting requests refused before the
     // call check (an invalid body, a model the key may not use, no credit). `late` routes and
     // routes without a model are refused here, before the body.
     const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof ruleOf(request).model === 'function';
-    if (!countedByCall) await admitRequest(admission, key);
+    if (countedByCall) {
+      done();
+      return;
+    }
+    admitRequest(admission, key).then(() => done(), done);
   });
 
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request, _reply, done) => {
     const key = request.apiKey;
     // A key without a policy was remembered in onRequest and has nothing to check here.
-    if (key?.policy === undefined) return;
-    const rule = ruleOf(request);
-    if (rule.model === 'none') return;
-    if (rule.model === 'late') {
-      let admitted = false;
-      request.admitLateCall = async (model, bound) => {
-        if (admitted) throw new Error('a call is admitted once');
-        admitted = true;
-        const ticket = await admitCall(admission, key, model, bound, false);
-        if (ticket !== undefined) keepTicket(request, ticket);
-      };
+    if (key?.policy === undefined) {
+      done();
       return;
     }
-    const model = rule.model(request.body as Record<string, unknown>);
-    // No model named (the route's schema lets it be absent): the request's rate is counted alone.
-    if (model === undefined) {
-      await admitRequest(admission, key);
-      return;
-    }
-    const bound = rule.bound;
-    const ticket = await admitCall(admission, key, model, bound === undefined ? undefined : () => bound(request.body as Record<string, unknown>), true);
-    if (ticket !== undefined) keepTicket(request, ticket);
+    admitByRule(admission, request, key).then(() => done(), done);
   });
   return routes;
+}
+
+/** The preHandler's check of a key with a policy, by the route's rule. */
+async function admitByRule(admission: Admission, request: FastifyRequest, key: AdmittedKey): Promise<void> {
+  const rule = ruleOf(request);
+  if (rule.model === 'none') return;
+  if (rule.model === 'late') {
+    let admitted = false;
+    request.admitLateCall = async (model, bound) => {
+      if (admitted) throw new Error('a call is admitted once');
+      admitted = true;
+      const ticket = await admitCall(admission, key, model, bound, false);
+      if (ticket !== undefined) keepTicket(request, ticket);
+    };
+    return;
+  }
+  const model = rule.model(request.body as Record<string, unknown>);
+  // No model named (the route's schema lets it be absent): the request's rate is counted alone.
+  if (model === undefined) {
+    await admitRequest(admission, key);
+    return;
+  }
+  const bound = rule.bound;
+  const ticket = await admitCall(admission, key, model, bound === undefined ? undefined : () => bound(request.body as Record<string, unknown>), true);
+  if (ticket !== undefined) keepTicket(request, ticket);
 }
 
 /**
@@ -194,16 +211,22 @@ const handlerStarted = new WeakSet<FastifyRequest>();
 /**
  * Wraps the route's handler so that the call's credit reservation settles once the handler is
  * done, when every usage record of the call has been made: a stream cut by its client records
- * what was produced after the response ended.
+ * what was produced after the response ended. A request with no ticket when its handler starts,
+ * and no way to get one in it (not a `late` route), has nothing to settle: its handler runs as
+ * it is, without a wrapper's promise.
  */
 function settleAfterHandler(route: RouteOptions): void {
-  const handler = route.handler;
-  route.handler = async function settlingHandler(this: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const handler = route.handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown;
+  const settling = async function settlingHandler(this: unknown, request: FastifyRequest, reply: FastifyReply) {
     handlerStarted.add(request);
     try {
-      return await (handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown).call(this, request, reply);
+      return await handler.call(this, request, reply);
     } finally {
       if (request.admissionTicket !== undefined) void request.admissionTicket.settle();
     }
+  };
+  route.handler = function admittedHandler(this: unknown, request: FastifyRequest, reply: FastifyReply) {
+    if (request.admissionTicket === undefined && request.admitLateCall === undefined) return handler.call(this, request, reply);
+    return settling.call(this, request, reply);
   } as RouteOptions['handler'];
 }

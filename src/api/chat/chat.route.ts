@@ -18,6 +18,8 @@ import { ChatCompletionChunk, ChatCompletionRequest, ChatCompletionResponse } fr
 import { relayChatStream } from './chat-stream-relay.ts';
 
 export function registerChatRoutes(app: App, deps: AppDependencies): void {
+  // What prepareChat uses, built once rather than per call.
+  const preparation = { backends: deps.backends, mediaFetcher: deps.mediaFetcher, knowledge: deps.knowledge };
   app.post(
     '/chat/completions',
     {
@@ -42,7 +44,7 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const search = toChatSearch(body);
       const retrieval = toChatRetrieval(body);
       const { request: chatRequest, searchResults } = await prepareChat(
-        { backends: deps.backends, mediaFetcher: deps.mediaFetcher, knowledge: deps.knowledge },
+        preparation,
         toChatRequest(body, abortOnDisconnect(reply)),
         search,
         retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' },

@@ -142,16 +142,18 @@ export class DeploymentRouter {
    * deployment's slot (`release`) and tells its health.
    */
   async #failover<Result>(signal: AbortSignal, usable: Usable, attempt: (chosen: Chosen, release: () => void) => Promise<Result>): Promise<Result> {
-    const tried = new Set<RoutedDeployment>();
+    // Most models have one or two deployments: an array is a smaller thing to make per call than a Set.
+    const tried: RoutedDeployment[] = [];
     let lastError: unknown;
     for (let count = 0; count < this.#routing.maxAttempts; count += 1) {
       signal.throwIfAborted();
       const chosen = this.#choose(usable, tried);
       if (chosen === undefined) break;
-      tried.add(chosen.deployment);
+      tried.push(chosen.deployment);
       let release: () => void;
       try {
-        release = await this.#enter(chosen.deployment, signal);
+        const entered = this.#enter(chosen.deployment, signal);
+        release = entered instanceof Promise ? await entered : entered;
       } catch (error) {
         // Never sent (its caller left while it waited for a slot): no verdict on the deployment.
         chosen.deployment.health.abandoned(chosen.trial);
@@ -189,31 +191,48 @@ export class DeploymentRouter {
     for (const deployment of this.#deployments) deployment.health.close();
   }
 
-  #choose(usable: Usable, tried: ReadonlySet<RoutedDeployment>): Chosen | undefined {
-    const candidates = this.#deployments.filter((deployment) => usable(deployment) && !tried.has(deployment));
+  #choose(usable: Usable, tried: readonly RoutedDeployment[]): Chosen | undefined {
+    const candidates = this.#deployments.filter((deployment) => usable(deployment) && !tried.includes(deployment));
     const healthy = candidates.filter((deployment) => deployment.health.healthy);
     const picked = this.#picker.pick(healthy);
     if (picked !== undefined) return { deployment: picked, trial: false };
     for (const deployment of candidates) {
       if (deployment.health.admit() === 'trial') return { deployment, trial: true };
     }
-    if (this.#routing.fallbacks.length > 0 || tried.size > 0) return undefined;
+    if (this.#routing.fallbacks.length > 0 || tried.length > 0) return undefined;
     const soonest = candidates.toSorted((left, right) => (left.health.coolingUntil ?? 0) - (right.health.coolingUntil ?? 0))[0];
     if (soonest === undefined) return undefined;
     soonest.health.admitLastResort();
     return { deployment: soonest, trial: true };
   }
 
-  /** Counts the call in flight and takes a `maxConcurrency` slot when the deployment sets one; resolves with what ends both. */
-  async #enter(deployment: RoutedDeployment, signal: AbortSignal): Promise<() => void> {
+  /**
+   * Counts the call in flight and takes a `maxConcurrency` slot when the deployment sets one; gives
+   * what ends both, at once when there is no slot to wait for (no promise on a call's way).
+   */
+  #enter(deployment: RoutedDeployment, signal: AbortSignal): (() => void) | Promise<() => void> {
+    const limit = deployment.maxConcurrency;
+    if (limit === undefined) {
+      deployment.inFlight += 1;
+      return this.#release(deployment, undefined);
+    }
+    return this.#enterSlot(deployment, limit, signal);
+  }
+
+  async #enterSlot(deployment: RoutedDeployment, limit: number, signal: AbortSignal): Promise<() => void> {
     deployment.inFlight += 1;
-    let freeSlot: (() => void) | undefined;
+    let freeSlot: () => void;
     try {
-      if (deployment.maxConcurrency !== undefined) freeSlot = await this.#slots.acquire(this.model, deployment.name, deployment.maxConcurrency, signal);
+      freeSlot = await this.#slots.acquire(this.model, deployment.name, limit, signal);
     } catch (error) {
       deployment.inFlight -= 1;
       throw error;
     }
+    return this.#release(deployment, freeSlot);
+  }
+
+  /** Ends the call's count in flight and frees its slot, once however often it is called. */
+  #release(deployment: RoutedDeployment, freeSlot: (() => void) | undefined): () => void {
     let released = false;
     return () => {
       if (released) return;
