@@ -9,7 +9,8 @@
 // with the host's load, and what a platform allocates its collector pays for, partly on V8's
 // helper threads. Knobs: BENCH_CONCURRENCY (64), BENCH_REQUESTS (per round, 2000), BENCH_ROUNDS
 // (6), BENCH_WARMUP (per platform, 5000), BENCH_ALLOC_REQUESTS (40000), BENCH_STREAM=1 (streamed
-// calls), BENCH_CPU_PROF_DIR (each serve process writes a V8 CPU profile there when it stops).
+// calls), BENCH_CPU_PROF_DIR (each serve process writes a V8 CPU profile there when it stops),
+// BENCH_PROXY=1 (a bare Node proxy beside them, measured the same way: the floor).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -34,6 +35,8 @@ const allocationRequests = Number(process.env['BENCH_ALLOC_REQUESTS'] ?? '40000'
 const syncAllocationBudgetKiB = 30;
 const streamed = process.env['BENCH_STREAM'] === '1';
 const profileDir = process.env['BENCH_CPU_PROF_DIR'];
+/** BENCH_PROXY=1: also a bare Node proxy (pass-through-proxy.ts), the floor under any Node hop's CPU and allocation. */
+const withProxy = process.env['BENCH_PROXY'] === '1';
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const key = 'abcdefabcdefabcdefabcdefabcdef99.BenchSecret00001';
 
@@ -43,7 +46,7 @@ interface Platform {
   readonly child: ChildProcess;
   readonly target: Target;
   readonly agent: Agent;
-  readonly dataDir: string;
+  readonly dataDir: string | undefined;
   readonly cpuMsPerRound: number[];
   /** The fake engine's CPU time while this platform's round ran (how the platform calls it costs the engine too). */
   readonly engineCpuMsPerRound: number[];
@@ -55,11 +58,9 @@ async function startPlatform(label: string, tree: string, engineUrl: string): Pr
   const dataDir = mkdtempSync(join(tmpdir(), `chat-cpu-${label}-`));
   writeFileSync(join(dataDir, 'config.yaml'), `models:\n  glm-4.7: { backend: openai-compatible, baseUrl: "${engineUrl}" }\n`);
   const port = await freePort();
-  const nodeFlags = ['--trace-gc', '--trace-gc-nvp', ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(resolve(profileDir), label)}`])];
-  if (profileDir !== undefined) mkdirSync(join(resolve(profileDir), label), { recursive: true });
-  const child = spawn(process.execPath, [...nodeFlags, join(tree, 'bin/model-platform.js'), 'serve'], {
+  const origin = `http://127.0.0.1:${port}`;
+  return measured(label, [join(tree, 'bin/model-platform.js'), 'serve'], {
     env: {
-      ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
       MODEL_PLATFORM_DATA_DIR: dataDir,
@@ -67,25 +68,63 @@ async function startPlatform(label: string, tree: string, engineUrl: string): Pr
       MODEL_PLATFORM_BOOTSTRAP_KEY: key,
       LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    dataDir,
+    target: { name: label, url: `${origin}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } },
+    ready: () => waitForHealth(origin),
   });
+}
+
+/** The floor: a bare Node pass-through proxy in front of the same engine, measured as the platforms are. */
+async function startProxy(engineUrl: string): Promise<Platform> {
+  let origin = '';
+  let announced: (() => void) | undefined;
+  const ready = new Promise<void>((resolve) => (announced = resolve));
+  return measured('proxy', ['--import', here('../../bin/register-typescript.mjs'), here('./pass-through-proxy.ts')], {
+    env: { TARGET: engineUrl },
+    dataDir: undefined,
+    get target() {
+      return { name: 'proxy', url: `${origin}/chat/completions`, headers: {} };
+    },
+    ready: () => ready,
+    onLine: (line) => {
+      if (origin === '' && line.startsWith('http://')) {
+        origin = line.trim();
+        announced?.();
+      }
+    },
+  });
+}
+
+interface Measured {
+  readonly env: NodeJS.ProcessEnv;
+  readonly dataDir: string | undefined;
+  readonly target: Target;
+  readonly ready: () => Promise<void>;
+  readonly onLine?: (line: string) => void;
+}
+
+/** Spawns a server with V8's collection trace (and a CPU profile when asked) and counts what it allocates. */
+async function measured(label: string, args: readonly string[], how: Measured): Promise<Platform> {
+  const nodeFlags = ['--trace-gc', '--trace-gc-nvp', ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(resolve(profileDir), label)}`])];
+  if (profileDir !== undefined) mkdirSync(join(resolve(profileDir), label), { recursive: true });
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { env: { ...process.env, ...how.env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const allocated = { bytes: 0 };
   // One line per collection; `allocated=` counts the bytes allocated since the one before.
   if (child.stdout !== null) {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const match = / allocated=(\d+)/.exec(line);
       if (match !== null) allocated.bytes += Number(match[1]);
+      else how.onLine?.(line);
     });
   }
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHealth(origin);
+  await how.ready();
   return {
     label,
     pid: child.pid ?? 0,
     child,
-    target: { name: label, url: `${origin}/paas/v4/chat/completions`, headers: { authorization: `Bearer ${key}` } },
+    target: how.target,
     agent: new Agent({ keepAlive: true, maxSockets: concurrency }),
-    dataDir,
+    dataDir: how.dataDir,
     cpuMsPerRound: [],
     engineCpuMsPerRound: [],
     allocated,
@@ -119,6 +158,7 @@ async function main(): Promise<void> {
   const platforms = [await startPlatform('this', resolve(process.env['BENCH_TREE'] ?? here('../..')), engineUrl)];
   const other = process.env['BENCH_AB_TREE'];
   if (other !== undefined) platforms.push(await startPlatform('other', resolve(other), engineUrl));
+  if (withProxy) platforms.push(await startProxy(engineUrl));
   const body = JSON.stringify({ model: 'glm-4.7', messages: [{ role: 'user', content: 'Hello' }], ...(streamed ? { stream: true } : {}) });
   for (const platform of platforms) {
     await runLoad(platform.target, body, concurrency, warmUpRequests, platform.agent);
@@ -152,11 +192,12 @@ async function main(): Promise<void> {
       `${platform.label}: median ${perCall(platform).toFixed(0)} µs per call (the engine meanwhile ${enginePerCall(platform).toFixed(0)} µs per call)`,
     );
   }
-  const [first, second] = platforms;
-  if (first !== undefined && second !== undefined) {
+  const [first] = platforms;
+  for (const second of platforms.slice(1)) {
+    if (first === undefined) break;
     // Each round's two figures were taken seconds apart, on about the same machine: their ratio is steadier than the medians'.
     const ratios = first.cpuMsPerRound.map((cpuMs, round) => cpuMs / (second.cpuMsPerRound[round] ?? Number.NaN));
-    console.log(`this / other: medians ${(perCall(first) / perCall(second)).toFixed(3)}, median of the rounds' ratios ${median(ratios).toFixed(3)}`);
+    console.log(`this / ${second.label}: medians ${(perCall(first) / perCall(second)).toFixed(3)}, median of the rounds' ratios ${median(ratios).toFixed(3)}`);
   }
   for (const platform of platforms) {
     const before = platform.allocated.bytes;
@@ -165,7 +206,10 @@ async function main(): Promise<void> {
     // The collections during the load report a moment later, through the pipe.
     await delay(200);
     const perCallKiB = (platform.allocated.bytes - before) / allocationRequests / 1024;
-    const budget = streamed ? '' : `; budget <= ${syncAllocationBudgetKiB} KiB a sync call: ${perCallKiB <= syncAllocationBudgetKiB ? 'within' : 'NOT within'}`;
+    const budget =
+      streamed || platform.label === 'proxy'
+        ? ''
+        : `; budget <= ${syncAllocationBudgetKiB} KiB a sync call: ${perCallKiB <= syncAllocationBudgetKiB ? 'within' : 'NOT within'}`;
     console.log(`${platform.label}: ${perCallKiB.toFixed(1)} KiB allocated per call (${allocationRequests} calls)${budget}`);
   }
   for (const platform of platforms) {
@@ -173,7 +217,7 @@ async function main(): Promise<void> {
     const exited = new Promise((done) => platform.child.once('exit', done));
     platform.child.kill('SIGTERM');
     await exited;
-    rmSync(platform.dataDir, { recursive: true, force: true });
+    if (platform.dataDir !== undefined) rmSync(platform.dataDir, { recursive: true, force: true });
   }
 }
 
