@@ -74,14 +74,18 @@ const latencyPairs = Number(process.env['BENCH_LATENCY_PAIRS'] ?? '200');
 const scaled = (requests: number, concurrency: number) => Math.max(concurrency, Math.round(requests * scale));
 // On the 2-core development machine an answer of 256 tokens takes ~120-150 ms one at a time, 16 of
 // them at once 2-5 s; a round lasts 1-8 s per target, the tiny model's cells 3-5 minutes.
-const tinyCells: readonly Cell[] = [
-  { maxTokens: 256, stream: false, concurrency: 1, rounds, requestsPerRound: scaled(6, 1), target: 'throughput' },
-  { maxTokens: 256, stream: true, concurrency: 1, rounds, requestsPerRound: scaled(6, 1), target: 'throughput' },
-  { maxTokens: 256, stream: false, concurrency: 16, rounds, requestsPerRound: scaled(32, 16), target: 'throughput' },
-  { maxTokens: 256, stream: true, concurrency: 16, rounds, requestsPerRound: scaled(32, 16), target: 'throughput' },
-  { maxTokens: 8, stream: false, concurrency: 1, rounds: scaled(latencyPairs, 1), requestsPerRound: 1, target: 'latency' },
-  { maxTokens: 8, stream: true, concurrency: 1, rounds: scaled(latencyPairs, 1), requestsPerRound: 1, target: 'latency' },
-];
+/** BENCH_TINY=0: the tiny model only warms the processes up, its cells are left out (a run of the realistic size alone). */
+const tinyCells: readonly Cell[] =
+  process.env['BENCH_TINY'] === '0'
+    ? []
+    : [
+        { maxTokens: 256, stream: false, concurrency: 1, rounds, requestsPerRound: scaled(6, 1), target: 'throughput' },
+        { maxTokens: 256, stream: true, concurrency: 1, rounds, requestsPerRound: scaled(6, 1), target: 'throughput' },
+        { maxTokens: 256, stream: false, concurrency: 16, rounds, requestsPerRound: scaled(32, 16), target: 'throughput' },
+        { maxTokens: 256, stream: true, concurrency: 16, rounds, requestsPerRound: scaled(32, 16), target: 'throughput' },
+        { maxTokens: 8, stream: false, concurrency: 1, rounds: scaled(latencyPairs, 1), requestsPerRound: 1, target: 'latency' },
+        { maxTokens: 8, stream: true, concurrency: 1, rounds: scaled(latencyPairs, 1), requestsPerRound: 1, target: 'latency' },
+      ];
 
 /**
  * The realistic size: BENCH_REALISTIC=0 leaves it out. 6 layers of width 1024 in F32 (~55 M
@@ -343,7 +347,15 @@ async function main(): Promise<void> {
           `${size.label}: ${perToken.toFixed(1)} ms a token on one thread (target >= 10 ms): ${perToken >= 10 ? 'realistic' : 'NOT realistic (a larger BENCH_REALISTIC_LAYERS)'}`,
         );
       }
-      const setting: CellSetting = { targets: targetsOf(size), withBodies: bodiesFor(size), pids, minimumRatio: size.minimumRatio, label: size.label, heading };
+      const setting: CellSetting = {
+        targets: targetsOf(size),
+        withBodies: bodiesFor(size),
+        pids,
+        enginePid: size.engine.pid(),
+        minimumRatio: size.minimumRatio,
+        label: size.label,
+        heading,
+      };
       for (const cell of size.cells) verdicts.push(...(await measureCell(cell, setting)));
     }
     const single = platforms.find((platform) => platform.target.name === 'platform');

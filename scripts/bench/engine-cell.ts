@@ -35,6 +35,8 @@ export interface CellSetting {
   readonly withBodies: (target: AnswerTarget, maxTokens: number, direct: boolean) => AnswerTarget;
   /** The process in front of the engine by target name, for its CPU time. */
   readonly pids: ReadonlyMap<string, number>;
+  /** The engine's process: its CPU time while a target's rounds ran is what that target's calls cost it. */
+  readonly enginePid: number | undefined;
   /** The platform's req/s over direct that a throughput cell must reach. */
   readonly minimumRatio: number;
   /** Names the cells in the verdicts, e.g. the model's size. */
@@ -52,6 +54,7 @@ interface Side {
   readonly pid: number | undefined;
   readonly rounds: RoundResult[];
   cpuMs: number;
+  engineCpuMs: number;
 }
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
@@ -78,15 +81,20 @@ export async function measureCell(cell: Cell, setting: CellSetting): Promise<str
       pid: setting.pids.get(target.name),
       rounds: [],
       cpuMs: 0,
+      engineCpuMs: 0,
     };
   });
   // One round's worth each first: new connections, the engine's slots and prompt cache.
   for (const side of sides) await runRound(side.target, side.stream, cell.concurrency, requests, side.agent);
   for (let round = 0; round < cell.rounds; round += 1) {
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      const before = side.pid === undefined ? 0 : (cpuTimes([side.pid]).get(side.pid) ?? 0);
+      const measured = [side.pid, setting.enginePid].filter((pid) => pid !== undefined);
+      const before = cpuTimes(measured);
       side.rounds.push(await runRound(side.target, side.stream, cell.concurrency, requests, side.agent));
-      if (side.pid !== undefined) side.cpuMs += (cpuTimes([side.pid]).get(side.pid) ?? 0) - before;
+      const after = cpuTimes(measured);
+      const spent = (pid: number | undefined) => (pid === undefined ? 0 : (after.get(pid) ?? 0) - (before.get(pid) ?? 0));
+      side.cpuMs += spent(side.pid);
+      side.engineCpuMs += spent(setting.enginePid);
     }
   }
   for (const side of sides) side.agent?.destroy();
@@ -99,7 +107,9 @@ function report(cell: Cell, setting: CellSetting, sides: readonly Side[]): strin
   console.log(
     `\n${setting.heading}, max_tokens ${cell.maxTokens}, ${mode}, concurrency ${cell.concurrency}: ${cell.rounds} rounds of ${cell.requestsPerRound} request(s) per target (load ${load()})`,
   );
-  console.log(`${'target'.padEnd(nameWidth)} |  req/s |  p50 ms |  p99 ms | TTFB p50 | tokens/answer | CPU ms/req | vs direct: median (each round)`);
+  console.log(
+    `${'target'.padEnd(nameWidth)} |  req/s |  p50 ms |  p99 ms | TTFB p50 | tokens/answer | CPU ms/req | engine CPU ms/req | vs direct: median (each round)`,
+  );
   const directRounds = sides[0]?.rounds ?? [];
   const directP50 = pooledPercentiles(directRounds, (round) => round.latenciesMs).p50;
   const roundsOf = (name: string) => sides.find((side) => side.target.name === name)?.rounds;
@@ -120,8 +130,9 @@ function report(cell: Cell, setting: CellSetting, sides: readonly Side[]): strin
     const each = cell.target === 'throughput' ? ` (${ratios.map((ratio) => fixed(ratio, 2)).join(' ')})` : '';
     const versus = first ? '' : `${fixed(median(ratios), 3)}x${each}`;
     const cpu = side.pid === undefined ? '' : fixed(side.cpuMs / answered, 2);
+    const engineCpu = setting.enginePid === undefined ? '' : fixed(side.engineCpuMs / answered, 1);
     console.log(
-      `${side.target.name.padEnd(nameWidth)} | ${fixed(median(side.rounds.map((round) => round.requestsPerSecond))).padStart(6)} | ${fixed(latency.p50, 2).padStart(7)} | ${fixed(latency.p99, 2).padStart(7)} | ${fixed(firstByte.p50, 2).padStart(8)} | ${fixed(tokensPerAnswer).padStart(13)} | ${cpu.padStart(10)} | ${versus}`,
+      `${side.target.name.padEnd(nameWidth)} | ${fixed(median(side.rounds.map((round) => round.requestsPerSecond))).padStart(6)} | ${fixed(latency.p50, 2).padStart(7)} | ${fixed(latency.p99, 2).padStart(7)} | ${fixed(firstByte.p50, 2).padStart(8)} | ${fixed(tokensPerAnswer).padStart(13)} | ${cpu.padStart(10)} | ${engineCpu.padStart(17)} | ${versus}`,
     );
     if (first) continue;
     const label = `${setting.label}: ${side.target.name}, max_tokens ${cell.maxTokens} ${mode} c${cell.concurrency}`;
@@ -133,7 +144,13 @@ function report(cell: Cell, setting: CellSetting, sides: readonly Side[]): strin
       continue;
     }
     if (side.target.name === targetNames.directStreamed) {
-      verdicts.push(`${label} (the engine's own cost of streaming a whole answer, no target): ${againstDirect.replace('direct', 'direct whole answers')}`);
+      // Its CPU per answer moves far less with the host's load than its req/s: the cost of streaming itself.
+      const direct = sides[0];
+      const cpuRatio =
+        setting.enginePid === undefined || direct === undefined ? '' : `; the engine's CPU per answer ${fixed(side.engineCpuMs / direct.engineCpuMs, 3)}x`;
+      verdicts.push(
+        `${label} (the engine's own cost of streaming a whole answer, no target): ${againstDirect.replace('direct', 'direct whole answers')}${cpuRatio}`,
+      );
       continue;
     }
     if (side.target.name === targetNames.routed) {

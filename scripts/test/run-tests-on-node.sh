@@ -34,7 +34,7 @@ if [ -n "$headers_version" ]; then
   if [ -z "$headers_home" ]; then echo "No Node.js $headers_version headers to compile native modules with." >&2; exit 1; fi
 fi
 headers=$(basename "$headers_home")
-echo "Running the tests on Node.js $("$node_bin/node" -v) (ABI $abi); native modules compiled against the headers of ${headers#node-}." >&2
+echo "Running ${RUN_INSTEAD:-the tests} on Node.js $("$node_bin/node" -v) (ABI $abi); native modules compiled against the headers of ${headers#node-}." >&2
 
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/model-platform"
 mkdir -p "$cache_root"

@@ -32,6 +32,8 @@ export interface LlamaServer {
   readonly alias: string;
   /** The last lines the server logged (it logs to stderr), for failure messages. */
   log(): string;
+  /** The running server's process id (a benchmark reads its CPU time); undefined while none runs. */
+  pid(): number | undefined;
   /** Kills the server (SIGTERM, then SIGKILL) and starts it again on the same port. */
   restart(): Promise<void>;
   /** Sends the server `signal` (SIGKILL: a crash) and resolves once it has exited; `restart()` starts it again on the same port. */
@@ -147,6 +149,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
     baseUrl: `${origin}/v1`,
     alias: options.alias,
     log: () => tail(logText),
+    pid: () => child?.pid,
     async restart() {
       await stopProcess();
       await launch();
