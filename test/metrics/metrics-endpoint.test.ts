@@ -147,7 +147,7 @@ describe('GET /metrics after real requests (fake OpenAI-compatible engine on loo
     await (response.body as ReadableStream<Uint8Array>).getReader().read();
     leave.abort();
     const cutShort = { route: chatRoute, method: 'POST', model: 'glm-4.7', status: '499' };
-    for (const until = Date.now() + 30_000; requests(cutShort) !== 1 && Date.now() < until; ) {
+    for (const until = Date.now() + 30_000; requests(cutShort) !== 1 && Date.now() < until;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       lastScrape = await scrape();
     }
