@@ -315,10 +315,12 @@ describe('chat completions through the openai-compatible engine (fake vLLM on lo
     const webSearch = (sync.json() as { web_search: { title: string; link: string; content: string }[] }).web_search;
     assert.equal(webSearch[0]?.link, 'https://docs.example.org/tides');
     assert.match(webSearch[0]?.content ?? '', /Fundy/);
-    const sent = engine.requests[0]?.body['messages'] as { role: string; content: string }[];
+    // The chat call, not a health probe an earlier test's engine failure may have scheduled.
+    const chatCall = engine.requests.find((request) => request.path.endsWith('/chat/completions'));
+    const sent = chatCall?.body['messages'] as { role: string; content: string }[];
     assert.equal(sent[0]?.role, 'system');
     assert.match(sent[0]?.content ?? '', /Tides of the Bay of Fundy/);
-    assert.equal(engine.requests[0]?.body['tools'], undefined, 'the web_search tool is not passed to the engine');
+    assert.equal(chatCall?.body['tools'], undefined, 'the web_search tool is not passed to the engine');
 
     const streamed = parseSseBody((await postJson(test, url, { model: 'glm-4.7', messages: user, tools, stream: true })).body);
     const last = streamed.at(-1) as { web_search?: { link: string }[] };
