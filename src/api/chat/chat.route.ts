@@ -11,6 +11,9 @@ import { setServedByHeaders, withServedByHeaders } from '../../http/served-by-he
 import { responses } from '../shared/common.schema.ts';
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
 import { prepareChat } from '../../core/chat/prepare-chat.ts';
+import { hasRemoteMedia } from '../../core/chat/inline-remote-media.ts';
+import type { CallUsage } from '../../core/usage/call-usage.ts';
+import type { SearchResult } from '../../core/web/web-searcher.ts';
 import { checkChatRequest } from './chat.checks.ts';
 import { toChatRequest, toChatRetrieval, toChatSearch } from './chat-request.mapper.ts';
 import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
@@ -43,17 +46,16 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const chat = deps.backends.capability(body.model, 'chat');
       const search = toChatSearch(body);
       const retrieval = toChatRetrieval(body);
-      const { request: chatRequest, searchResults } = await prepareChat(
-        preparation,
-        toChatRequest(body, abortOnDisconnect(reply)),
-        search,
-        retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' },
-      );
+      let chatRequest = toChatRequest(body, abortOnDisconnect(reply));
+      let searchResults: readonly SearchResult[] | undefined;
+      // A call without media URLs, retrieval or web search is sent as it is, without a promise of its own.
+      if (search !== undefined || retrieval !== undefined || hasRemoteMedia(chatRequest)) {
+        const retrievalOfKey = retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' };
+        ({ request: chatRequest, searchResults } = await prepareChat(preparation, chatRequest, search, retrievalOfKey));
+      }
       let header = answerHeader(request, body.model);
       if (searchResults !== undefined && search?.showResults === true) header = { ...header, webSearch: searchResults.map(toWireSearchResult) };
-      // The web_search tool ran one search for this answer.
-      const recordUsage = (usage: ChatUsage) =>
-        request.recordUsage({ model: body.model, ...usage, ...(search === undefined ? {} : { units: { searches: 1 } }) });
+      const recordUsage = (usage: ChatUsage) => request.recordUsage(chatCallUsage(body.model, usage, search !== undefined));
       if (body.stream === true) {
         // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
         const localTokenizer =
@@ -80,6 +82,17 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       return reply;
     },
   );
+}
+
+/** What a chat call used, field by field (no spread copy on every call); the web_search tool ran one search for the answer. */
+function chatCallUsage(model: string, usage: ChatUsage, searched: boolean): CallUsage {
+  return {
+    model,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    cachedTokens: usage.cachedTokens,
+    ...(searched ? { units: { searches: 1 } } : {}),
+  };
 }
 
 function answerHeader(request: FastifyRequest, model: string): ChatAnswerHeader {

@@ -35,6 +35,8 @@ export interface DeploymentState {
   readonly lastError?: string;
 }
 
+const noneTried: readonly RoutedDeployment[] = [];
+
 /** Which deployments a call may use (those that have the capability it needs). */
 export type Usable = (deployment: RoutedDeployment) => boolean;
 
@@ -142,14 +144,15 @@ export class DeploymentRouter {
    * deployment's slot (`release`) and tells its health.
    */
   async #failover<Result>(signal: AbortSignal, usable: Usable, attempt: (chosen: Chosen, release: () => void) => Promise<Result>): Promise<Result> {
-    // Most models have one or two deployments: an array is a smaller thing to make per call than a Set.
-    const tried: RoutedDeployment[] = [];
+    // Most models have one or two deployments: an array is a smaller thing to make per call than
+    // a Set, and none is made until a deployment has been tried.
+    let tried: readonly RoutedDeployment[] = noneTried;
     let lastError: unknown;
     for (let count = 0; count < this.#routing.maxAttempts; count += 1) {
       signal.throwIfAborted();
       const chosen = this.#choose(usable, tried);
       if (chosen === undefined) break;
-      tried.push(chosen.deployment);
+      tried = tried.length === 0 ? [chosen.deployment] : [...tried, chosen.deployment];
       let release: () => void;
       try {
         const entered = this.#enter(chosen.deployment, signal);
@@ -192,6 +195,9 @@ export class DeploymentRouter {
   }
 
   #choose(usable: Usable, tried: readonly RoutedDeployment[]): Chosen | undefined {
+    // A model with one deployment, usable and healthy (most calls): no candidate lists to make.
+    const only = this.#deployments.length === 1 ? this.#deployments[0] : undefined;
+    if (only !== undefined && tried.length === 0 && only.health.healthy && usable(only)) return { deployment: only, trial: false };
     const candidates = this.#deployments.filter((deployment) => usable(deployment) && !tried.includes(deployment));
     const healthy = candidates.filter((deployment) => deployment.health.healthy);
     const picked = this.#picker.pick(healthy);
