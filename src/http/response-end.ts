@@ -21,11 +21,17 @@ export type ResponseEndListener = (complete: boolean) => void;
 export class ResponseEnd {
   #ended = false;
   #complete = false;
-  #listeners: ResponseEndListener[] | undefined;
+  // The first listener is held alone: most requests have one or two, and an array grown by a
+  // push has room for seventeen.
+  #listener: ResponseEndListener | undefined;
+  #moreListeners: ResponseEndListener[] | undefined;
+  /** Made when the request's signal is first asked for (clientLeftSignal). */
+  #clientLeft: AbortController | undefined;
 
   constructor(reply: FastifyReply) {
     const raw = reply.raw;
-    raw.once('close', () => this.end(raw.writableFinished));
+    // 'close' comes once; end() is idempotent, so `on` (no once-wrapper per request) is enough.
+    raw.on('close', () => this.end(raw.writableFinished));
   }
 
   /** Whether the response ended before the whole answer went out: the client left. */
@@ -33,19 +39,43 @@ export class ResponseEnd {
     return this.#ended && !this.#complete;
   }
 
+  /**
+   * The request's signal for the work it starts (engine calls): aborted with 'the client closed
+   * the connection' when the response ends before the whole answer went out, after the end's
+   * listeners. One per request, made when first asked for: requests that start no such work
+   * make none.
+   */
+  clientLeftSignal(): AbortSignal {
+    if (this.#clientLeft === undefined) {
+      this.#clientLeft = new AbortController();
+      if (this.clientLeft) this.#abort();
+    }
+    return this.#clientLeft.signal;
+  }
+
   /** Runs `listener` at the end (at once when the response is over already). */
   onEnd(listener: ResponseEndListener): void {
     if (this.#ended) listener(this.#complete);
-    else (this.#listeners ??= []).push(listener);
+    else if (this.#listener === undefined) this.#listener = listener;
+    else if (this.#moreListeners === undefined) this.#moreListeners = [listener];
+    else this.#moreListeners.push(listener);
   }
 
   end(complete: boolean): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#complete = complete;
-    const listeners = this.#listeners;
-    this.#listeners = undefined;
-    for (const listener of listeners ?? []) listener(complete);
+    const first = this.#listener;
+    const more = this.#moreListeners;
+    this.#listener = undefined;
+    this.#moreListeners = undefined;
+    first?.(complete);
+    if (more !== undefined) for (const listener of more) listener(complete);
+    if (!complete) this.#abort();
+  }
+
+  #abort(): void {
+    this.#clientLeft?.abort(new Error('the client closed the connection'));
   }
 }
 
