@@ -37,6 +37,11 @@ export interface DeploymentState {
 
 const noneTried: readonly RoutedDeployment[] = [];
 
+/** `tried` and one more; an array of the exact size (a push would give one room for seventeen). */
+function withTried(tried: readonly RoutedDeployment[], deployment: RoutedDeployment): readonly RoutedDeployment[] {
+  return tried.length === 0 ? [deployment] : [...tried, deployment];
+}
+
 /** Which deployments a call may use (those that have the capability it needs). */
 export type Usable = (deployment: RoutedDeployment) => boolean;
 
@@ -72,14 +77,26 @@ export class DeploymentRouter {
     return this.#deployments;
   }
 
-  /** Runs `call` on one deployment after another until one answers or a failure may not move on. */
+  /**
+   * Runs `call` on one deployment after another until one answers or a failure may not move on.
+   * The failover loop of #failover, written out: every sync engine call passes here, and an
+   * attempt of its own (a closure and an async function per try) would cost each call more.
+   */
   async call<Result>(
     signal: AbortSignal,
     usable: Usable,
     call: (deployment: RoutedDeployment) => Promise<Result>,
     served: (deployment: RoutedDeployment) => void,
   ): Promise<Result> {
-    return this.#failover(signal, usable, async (chosen, release) => {
+    let tried: readonly RoutedDeployment[] = noneTried;
+    let lastError: unknown;
+    for (let count = 0; count < this.#routing.maxAttempts; count += 1) {
+      signal.throwIfAborted();
+      const chosen = this.#choose(usable, tried);
+      if (chosen === undefined) break;
+      tried = withTried(tried, chosen.deployment);
+      const entered = this.#enter(chosen, signal);
+      const release = entered instanceof Promise ? await entered : entered;
       try {
         const result = await call(chosen.deployment);
         chosen.deployment.health.succeeded(chosen.trial);
@@ -87,11 +104,13 @@ export class DeploymentRouter {
         return result;
       } catch (error) {
         this.#judge(chosen, signal, error);
-        throw error;
+        if (signal.aborted || !isFailoverEligible(error)) throw error;
+        lastError = error;
       } finally {
         release();
       }
-    });
+    }
+    throw lastError ?? this.#noneAvailable();
   }
 
   /**
@@ -112,7 +131,7 @@ export class DeploymentRouter {
    * ahead, watched (no layer per part) so that its end frees the deployment's slot and tells its
    * health: ran out or failed (judged), or stopped by the consumer (no verdict).
    */
-  async openStream<Part>(
+  openStream<Part>(
     signal: AbortSignal,
     usable: Usable,
     open: (deployment: RoutedDeployment) => AsyncIterable<Part>,
@@ -152,16 +171,9 @@ export class DeploymentRouter {
       signal.throwIfAborted();
       const chosen = this.#choose(usable, tried);
       if (chosen === undefined) break;
-      tried = tried.length === 0 ? [chosen.deployment] : [...tried, chosen.deployment];
-      let release: () => void;
-      try {
-        const entered = this.#enter(chosen.deployment, signal);
-        release = entered instanceof Promise ? await entered : entered;
-      } catch (error) {
-        // Never sent (its caller left while it waited for a slot): no verdict on the deployment.
-        chosen.deployment.health.abandoned(chosen.trial);
-        throw error;
-      }
+      tried = withTried(tried, chosen.deployment);
+      const entered = this.#enter(chosen, signal);
+      const release = entered instanceof Promise ? await entered : entered;
       try {
         return await attempt(chosen, release);
       } catch (error) {
@@ -216,22 +228,26 @@ export class DeploymentRouter {
    * Counts the call in flight and takes a `maxConcurrency` slot when the deployment sets one; gives
    * what ends both, at once when there is no slot to wait for (no promise on a call's way).
    */
-  #enter(deployment: RoutedDeployment, signal: AbortSignal): (() => void) | Promise<() => void> {
+  #enter(chosen: Chosen, signal: AbortSignal): (() => void) | Promise<() => void> {
+    const { deployment } = chosen;
     const limit = deployment.maxConcurrency;
     if (limit === undefined) {
       deployment.inFlight += 1;
       return this.#release(deployment, undefined);
     }
-    return this.#enterSlot(deployment, limit, signal);
+    return this.#enterSlot(chosen, limit, signal);
   }
 
-  async #enterSlot(deployment: RoutedDeployment, limit: number, signal: AbortSignal): Promise<() => void> {
+  async #enterSlot(chosen: Chosen, limit: number, signal: AbortSignal): Promise<() => void> {
+    const { deployment } = chosen;
     deployment.inFlight += 1;
     let freeSlot: () => void;
     try {
       freeSlot = await this.#slots.acquire(this.model, deployment.name, limit, signal);
     } catch (error) {
       deployment.inFlight -= 1;
+      // Never sent (its caller left while it waited for a slot): no verdict on the deployment.
+      deployment.health.abandoned(chosen.trial);
       throw error;
     }
     return this.#release(deployment, freeSlot);
