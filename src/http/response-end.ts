@@ -8,8 +8,11 @@ declare module 'fastify' {
   }
 }
 
-/** Told once, when the response is over: `complete` when the whole answer was handed to the socket. */
-export type ResponseEndListener = (complete: boolean) => void;
+/**
+ * Told once, when the response is over: `complete` when the whole answer was handed to the
+ * socket; `reply` is the request's, so that a hook can give every request the same listener.
+ */
+export type ResponseEndListener = (complete: boolean, reply: FastifyReply) => void;
 
 /**
  * The end of one request's response, once: complete (Fastify's onResponse, on the response's
@@ -27,8 +30,10 @@ export class ResponseEnd {
   #moreListeners: ResponseEndListener[] | undefined;
   /** Made when the request's signal is first asked for (clientLeftSignal). */
   #clientLeft: AbortController | undefined;
+  readonly #reply: FastifyReply;
 
   constructor(reply: FastifyReply) {
+    this.#reply = reply;
     const raw = reply.raw;
     // 'close' comes once; end() is idempotent, so `on` (no once-wrapper per request) is enough.
     raw.on('close', () => this.end(raw.writableFinished));
@@ -55,7 +60,7 @@ export class ResponseEnd {
 
   /** Runs `listener` at the end (at once when the response is over already). */
   onEnd(listener: ResponseEndListener): void {
-    if (this.#ended) listener(this.#complete);
+    if (this.#ended) listener(this.#complete, this.#reply);
     else if (this.#listener === undefined) this.#listener = listener;
     else if (this.#moreListeners === undefined) this.#moreListeners = [listener];
     else this.#moreListeners.push(listener);
@@ -69,8 +74,8 @@ export class ResponseEnd {
     const more = this.#moreListeners;
     this.#listener = undefined;
     this.#moreListeners = undefined;
-    first?.(complete);
-    if (more !== undefined) for (const listener of more) listener(complete);
+    first?.(complete, this.#reply);
+    if (more !== undefined) for (const listener of more) listener(complete, this.#reply);
     if (!complete) this.#abort();
   }
 

@@ -3,7 +3,7 @@ import { callEngine, hasEngineMethod, streamEngine, wrapBackend, type EngineMeth
 import type { EngineMethod, EngineRequest } from '../models/capability.ts';
 import type { DeploymentRouter, RoutedDeployment, Usable } from './deployment-router.ts';
 import { isFailoverEligible } from './failover-eligible.ts';
-import { recordServedBy } from './served-by.ts';
+import { recordServedBy, type ServedBy } from './served-by.ts';
 import { OpenedLater } from '../streams/opened-later.ts';
 
 /** A model's router, and the name it stands for when it serves another model's call (a fallback). */
@@ -128,6 +128,15 @@ function usableDeployments(router: DeploymentRouter, method: EngineMethod): Usab
   return (deployment) => offering(deployment) && deployment.kind === kind;
 }
 
-function served(deployment: RoutedDeployment, turn: RouterTurn) {
-  return turn.fallbackModel === undefined ? { deployment: deployment.name } : { deployment: deployment.name, fallbackModel: turn.fallbackModel };
+/** What a deployment serving its own model's calls records, one (read-only) per deployment rather than per call. */
+const servedByOwn = new WeakMap<RoutedDeployment, ServedBy>();
+
+function served(deployment: RoutedDeployment, turn: RouterTurn): ServedBy {
+  if (turn.fallbackModel !== undefined) return { deployment: deployment.name, fallbackModel: turn.fallbackModel };
+  let own = servedByOwn.get(deployment);
+  if (own === undefined) {
+    own = { deployment: deployment.name };
+    servedByOwn.set(deployment, own);
+  }
+  return own;
 }
