@@ -22,7 +22,10 @@ export function toChatRequest(body: ChatCompletionRequest, signal: AbortSignal):
 
 /** toChatRequest without the signal. */
 export function toChatJob(body: ChatCompletionRequest): ChatJob {
-  const { signal: _none, ...job } = chatFields(body, undefined);
+  return withoutSignal(chatFields(body, undefined));
+}
+
+function withoutSignal({ signal: _signal, ...job }: ChatJob & { readonly signal: undefined }): ChatJob {
   return job;
 }
 
