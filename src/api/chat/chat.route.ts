@@ -5,7 +5,6 @@ import { promptTokensWithoutEngine } from '../../core/chat/cut-answer-usage.ts';
 import { chatBound } from '../../core/billing/usage-bound.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
-import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import { setServedByHeaders, withServedByHeaders } from '../../http/served-by-headers.ts';
@@ -115,7 +114,8 @@ function chatCallUsage(model: string, usage: ChatUsage, searched: boolean): Call
 
 function answerHeader(request: FastifyRequest, model: string): ChatAnswerHeader {
   return {
-    id: `chatcmpl-${generateRequestId()}`,
+    // The request's generated id (unique per process and time, as a fresh one would be), whatever request_id the client chose.
+    id: `chatcmpl-${request.id}`,
     requestId: request.requestId,
     created: Math.floor(Date.now() / 1000),
     model,
