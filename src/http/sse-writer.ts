@@ -5,6 +5,8 @@ import { asApiError } from '../core/errors/engine-failure.ts';
 import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 import { routeOf } from './route-of.ts';
 
+const written = Promise.resolve();
+
 /**
  * Server-sent events as every official client parses them (docs/wire.md §3.1): each event is
  * exactly `data: <json>\n\n`, the stream ends with `data: [DONE]\n\n`; no event, id, retry or
@@ -49,8 +51,9 @@ export class SseWriter {
     this.#request.responseEnd.onEnd(this.#request.server.metrics.streamOpened(routeOf(this.#request).url ?? ''));
   }
 
-  async send(data: unknown): Promise<void> {
-    await this.#write(`data: ${JSON.stringify(data)}\n\n`);
+  /** Resolves once the event is handed to the socket, or, under backpressure, once it drains. */
+  send(data: unknown): Promise<void> {
+    return this.#write(`data: ${JSON.stringify(data)}\n\n`);
   }
 
   /**
@@ -75,12 +78,13 @@ export class SseWriter {
     this.#reply.raw.end();
   }
 
-  async #write(text: string): Promise<void> {
+  // Not async: an event the socket takes at once (nearly all of them) costs no promise of its own.
+  #write(text: string): Promise<void> {
     const raw = this.#reply.raw;
-    if (!this.writable) return;
+    if (!this.writable) return written;
     this.#corkUntilNextTick();
-    if (raw.write(text)) return;
-    await new Promise<void>((resolve) => {
+    if (raw.write(text)) return written;
+    return new Promise<void>((resolve) => {
       const done = () => {
         raw.off('drain', done);
         raw.off('close', done);
@@ -101,8 +105,11 @@ export class SseWriter {
     const raw = this.#reply.raw;
     raw.cork();
     this.#corked = true;
-    process.nextTick(() => this.#uncork());
+    process.nextTick(this.#uncorkLater);
   }
+
+  /** #uncork as one function per stream, not a closure per turn. */
+  readonly #uncorkLater = () => this.#uncork();
 
   #uncork(): void {
     if (!this.#corked) return;
