@@ -37,6 +37,15 @@ export interface DeploymentState {
 
 const noneTried: readonly RoutedDeployment[] = [];
 
+/** `call`'s promise, or its synchronous throw as a rejected one. */
+function started<Result>(call: (deployment: RoutedDeployment) => Promise<Result>, deployment: RoutedDeployment): Promise<Result> {
+  try {
+    return call(deployment);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
 /** `tried` and one more; an array of the exact size (a push would give one room for seventeen). */
 function withTried(tried: readonly RoutedDeployment[], deployment: RoutedDeployment): readonly RoutedDeployment[] {
   return tried.length === 0 ? [deployment] : [...tried, deployment];
@@ -77,40 +86,51 @@ export class DeploymentRouter {
     return this.#deployments;
   }
 
-  /**
-   * Runs `call` on one deployment after another until one answers or a failure may not move on.
-   * The failover loop of #failover, written out: every sync engine call passes here, and an
-   * attempt of its own (a closure and an async function per try) would cost each call more.
-   */
-  async call<Result>(
+  /** Runs `call` on one deployment after another until one answers or a failure may not move on. */
+  call<Result>(
     signal: AbortSignal,
     usable: Usable,
     call: (deployment: RoutedDeployment) => Promise<Result>,
     served: (deployment: RoutedDeployment) => void,
   ): Promise<Result> {
-    let tried: readonly RoutedDeployment[] = noneTried;
-    let lastError: unknown;
-    for (let count = 0; count < this.#routing.maxAttempts; count += 1) {
-      signal.throwIfAborted();
-      const chosen = this.#choose(usable, tried);
-      if (chosen === undefined) break;
-      tried = withTried(tried, chosen.deployment);
-      const entered = this.#enter(chosen, signal);
-      const release = entered instanceof Promise ? await entered : entered;
-      try {
-        const result = await call(chosen.deployment);
-        chosen.deployment.health.succeeded(chosen.trial);
-        served(chosen.deployment);
-        return result;
-      } catch (error) {
-        this.#judge(chosen, signal, error);
-        if (signal.aborted || !isFailoverEligible(error)) throw error;
-        lastError = error;
-      } finally {
-        release();
-      }
-    }
-    throw lastError ?? this.#noneAvailable();
+    return this.#callFrom(signal, usable, call, served, noneTried, undefined);
+  }
+
+  /**
+   * One try of `call`, as a promise chain that, after a failure another deployment may take,
+   * makes the next try (`tried`: the deployments tried before, `lastError`: the last one's
+   * failure). The failover of #failover, written out: every sync engine call passes here, and an
+   * async loop with an attempt of its own holds more per call than this chain.
+   */
+  #callFrom<Result>(
+    signal: AbortSignal,
+    usable: Usable,
+    call: (deployment: RoutedDeployment) => Promise<Result>,
+    served: (deployment: RoutedDeployment) => void,
+    tried: readonly RoutedDeployment[],
+    lastError: unknown,
+  ): Promise<Result> {
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    const chosen = tried.length < this.#routing.maxAttempts ? this.#choose(usable, tried) : undefined;
+    if (chosen === undefined) return Promise.reject(lastError ?? this.#noneAvailable());
+    const { deployment } = chosen;
+    const attempt = (release: () => void): Promise<Result> =>
+      started(call, deployment).then(
+        (result) => {
+          release();
+          deployment.health.succeeded(chosen.trial);
+          served(deployment);
+          return result;
+        },
+        (error: unknown) => {
+          release();
+          this.#judge(chosen, signal, error);
+          if (signal.aborted || !isFailoverEligible(error)) throw error;
+          return this.#callFrom(signal, usable, call, served, withTried(tried, deployment), error);
+        },
+      );
+    const entered = this.#enter(chosen, signal);
+    return entered instanceof Promise ? entered.then(attempt) : attempt(entered);
   }
 
   /**
