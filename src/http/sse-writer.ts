@@ -16,7 +16,11 @@ export class SseWriter {
   readonly #request: FastifyRequest;
   readonly #reply: FastifyReply;
   #opened = false;
-  #corked = false;
+  /** The events of this turn not yet handed to the response (see #write). */
+  #pending = '';
+  #flushScheduled = false;
+  /** While the response holds more than its high-water mark: resolves when it drains (or closes). */
+  #drained: Promise<void> | undefined;
 
   constructor(request: FastifyRequest, reply: FastifyReply) {
     this.#request = request;
@@ -73,47 +77,48 @@ export class SseWriter {
   async end(): Promise<void> {
     if (!this.writable) return;
     await this.#write('data: [DONE]\n\n');
-    // Node 24 drops what a response holds corked when it ends before the uncork: flush first.
-    this.#uncork();
+    // The response ends now: what this turn holds goes first.
+    this.#flush();
     this.#reply.raw.end();
   }
 
-  // Not async: an event the socket takes at once (nearly all of them) costs no promise of its own.
+  /**
+   * Events made in one turn of the event loop (one read of the engine's answer often holds many)
+   * are handed to the response together, once the turn's promise jobs have run: one write, one
+   * chunk of the chunked encoding and one socket write, instead of a write (and Node's four
+   * pieces of chunk framing) per event: the proxy-like cost of a stream is its writes. Not
+   * async: an event costs no promise of its own. Under backpressure the next events wait until
+   * the response drains.
+   */
   #write(text: string): Promise<void> {
-    const raw = this.#reply.raw;
     if (!this.writable) return written;
-    this.#corkUntilNextTick();
-    if (raw.write(text)) return written;
-    return new Promise<void>((resolve) => {
+    this.#pending = this.#pending === '' ? text : this.#pending + text;
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      process.nextTick(this.#flushLater);
+    }
+    return this.#drained ?? written;
+  }
+
+  /** #flush as one function per stream, not a closure per turn. */
+  readonly #flushLater = () => this.#flush();
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const text = this.#pending;
+    this.#pending = '';
+    if (text === '' || !this.writable) return;
+    const raw = this.#reply.raw;
+    if (raw.write(text) || this.#drained !== undefined) return;
+    this.#drained = new Promise<void>((resolve) => {
       const done = () => {
         raw.off('drain', done);
         raw.off('close', done);
+        this.#drained = undefined;
         resolve();
       };
       raw.on('drain', done);
       raw.on('close', done);
     });
-  }
-
-  /**
-   * Events made in one turn of the event loop (one read of the engine's answer often holds many)
-   * leave in one socket write instead of one write each: the proxy-like cost of a stream is its
-   * writes. Nothing waits: the uncork comes once the turn's promise jobs have run.
-   */
-  #corkUntilNextTick(): void {
-    if (this.#corked) return;
-    const raw = this.#reply.raw;
-    raw.cork();
-    this.#corked = true;
-    process.nextTick(this.#uncorkLater);
-  }
-
-  /** #uncork as one function per stream, not a closure per turn. */
-  readonly #uncorkLater = () => this.#uncork();
-
-  #uncork(): void {
-    if (!this.#corked) return;
-    this.#corked = false;
-    this.#reply.raw.uncork();
   }
 }
