@@ -87,13 +87,16 @@ export class SseWriter {
    * are handed to the response together, once the turn's promise jobs have run: one write, one
    * chunk of the chunked encoding and one socket write, instead of a write (and Node's four
    * pieces of chunk framing) per event: the proxy-like cost of a stream is its writes. Not
-   * async: an event costs no promise of its own. Under backpressure the next events wait until
-   * the response drains.
+   * async: an event costs no promise of its own. Under backpressure (the response holds more
+   * than its high-water mark) the next events wait until it drains.
    */
   #write(text: string): Promise<void> {
     if (!this.writable) return written;
     this.#pending = this.#pending === '' ? text : this.#pending + text;
-    if (!this.#flushScheduled) {
+    // A turn that makes more than the response should hold (a producer with everything at hand)
+    // hands it over at once, so that the response's backpressure holds it back.
+    if (this.#pending.length >= this.#reply.raw.writableHighWaterMark) this.#flush();
+    else if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       process.nextTick(this.#flushLater);
     }
