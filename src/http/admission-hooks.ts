@@ -112,7 +112,7 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
     // call check (an invalid body, a model the key may not use, no credit). `late` routes and
     // routes without a model are refused here, before the body.
     const countedByCall = key.policy?.requestsPerMinute !== undefined && typeof ruleOf(request).model === 'function';
-    if (countedByCall) {
+    if (countedByCall || admission.admitsAtOnce(key, false)) {
       done();
       return;
     }
@@ -121,8 +121,11 @@ export function installAdmission(app: App, admission: Admission): AdmittedRoute[
 
   app.addHook('preHandler', (request, _reply, done) => {
     const key = request.apiKey;
-    // A key without a policy was remembered in onRequest and has nothing to check here.
-    if (key?.policy === undefined) {
+    // A key without a policy was remembered in onRequest and has nothing to check here, nor has
+    // a route without a model, nor a call whose key limits nothing (`late` routes still get their
+    // admitLateCall, which the handler calls).
+    const model = key?.policy === undefined ? 'none' : ruleOf(request).model;
+    if (key === undefined || model === 'none' || (model !== 'late' && admission.admitsAtOnce(key, true))) {
       done();
       return;
     }

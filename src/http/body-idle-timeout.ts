@@ -13,30 +13,46 @@ import { answerOnSocket } from './raw-error-response.ts';
 export function watchBodyIdle(server: Server, idleMs: number): void {
   if (idleMs <= 0) return;
   const checkEveryMs = Math.max(50, Math.floor(idleMs / 4));
+  // A request is announced when its headers are parsed, before a body that came in the same read
+  // is: whether the body is still incomplete is asked once that read is parsed, for every request
+  // of it together. Most bodies are whole by then, and need no timer of their own.
+  let arrived: ServerResponse[] = [];
+  const watchIncomplete = () => {
+    const responses = arrived;
+    arrived = [];
+    for (const response of responses) watch(response.req, response, idleMs, checkEveryMs);
+  };
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (request.complete || !announcesBody(request)) return;
-    const socket = request.socket;
-    let bytesSeen = socket.bytesRead;
-    let lastProgressAt = Date.now();
-    const timer = setInterval(() => {
-      if (request.complete || socket.destroyed) {
-        clearInterval(timer);
-        return;
-      }
-      const bytesRead = socket.bytesRead;
-      if (bytesRead !== bytesSeen || request.readableLength > 0) {
-        bytesSeen = bytesRead;
-        lastProgressAt = Date.now();
-        return;
-      }
-      if (Date.now() - lastProgressAt < idleMs) return;
-      clearInterval(timer);
-      answerOnSocket(socket, new ApiError('408', `The request body stopped arriving: nothing came for ${formatSeconds(idleMs)}. Send the request again.`));
-    }, checkEveryMs);
-    // Keeps no process alive, and goes with the response.
-    timer.unref();
-    response.once('close', () => clearInterval(timer));
+    // Not process.nextTick: the parser's callbacks run the tick queue as each returns, before the body's bytes are parsed.
+    if (arrived.push(response) === 1) setImmediate(watchIncomplete);
   });
+}
+
+/** Watches one request whose body is still arriving, until it is complete or its response is over. */
+function watch(request: IncomingMessage, response: ServerResponse, idleMs: number, checkEveryMs: number): void {
+  if (request.complete || response.writableEnded || request.socket.destroyed) return;
+  const socket = request.socket;
+  let bytesSeen = socket.bytesRead;
+  let lastProgressAt = Date.now();
+  const timer = setInterval(() => {
+    if (request.complete || socket.destroyed) {
+      clearInterval(timer);
+      return;
+    }
+    const bytesRead = socket.bytesRead;
+    if (bytesRead !== bytesSeen || request.readableLength > 0) {
+      bytesSeen = bytesRead;
+      lastProgressAt = Date.now();
+      return;
+    }
+    if (Date.now() - lastProgressAt < idleMs) return;
+    clearInterval(timer);
+    answerOnSocket(socket, new ApiError('408', `The request body stopped arriving: nothing came for ${formatSeconds(idleMs)}. Send the request again.`));
+  }, checkEveryMs);
+  // Keeps no process alive, and goes with the response.
+  timer.unref();
+  response.once('close', () => clearInterval(timer));
 }
 
 function announcesBody(request: IncomingMessage): boolean {

@@ -16,17 +16,20 @@ interface SchemaNode {
 export function dropNullOptionals(schema: SchemaNode, value: unknown): void {
   if (Array.isArray(value)) {
     if (schema.items !== undefined) for (const item of value) dropNullOptionals(schema.items, item);
-    for (const branch of schema.anyOf ?? []) if (branch.type === 'array') dropNullOptionals(branch, value);
+    if (schema.anyOf !== undefined) for (const branch of schema.anyOf) if (branch.type === 'array') dropNullOptionals(branch, value);
     return;
   }
   if (value === null || typeof value !== 'object') return;
-  for (const branch of schema.anyOf ?? []) if (branch.type === 'object') dropNullOptionals(branch, value);
+  if (schema.anyOf !== undefined) for (const branch of schema.anyOf) if (branch.type === 'object') dropNullOptionals(branch, value);
   const properties = schema.properties;
   if (properties === undefined) return;
   const record = value as Record<string, unknown>;
-  for (const [key, item] of Object.entries(record)) {
+  // for…in rather than Object.entries: no array of pairs per object of every body. A property
+  // deleted while the walk runs is one already visited, which the walk allows.
+  for (const key in record) {
     // The key is the caller's: `constructor` must not find Object's constructor as a schema.
-    if (!Object.hasOwn(properties, key)) continue;
+    if (!Object.hasOwn(record, key) || !Object.hasOwn(properties, key)) continue;
+    const item = record[key];
     const propertySchema = properties[key] as SchemaNode;
     if (item === null) Reflect.deleteProperty(record, key);
     else dropNullOptionals(propertySchema, item);

@@ -94,8 +94,20 @@ interface BodySchema {
   readonly properties?: Readonly<Record<string, unknown>>;
 }
 
-function declaredClientIds(schema: BodySchema | undefined): ('request_id' | 'user_id')[] {
-  return (['request_id', 'user_id'] as const).filter((name) => schema?.properties?.[name] !== undefined);
+type ClientIdName = 'request_id' | 'user_id';
+
+/** Each body schema's declared client ids, found once per route rather than per request. */
+const declaredBySchema = new WeakMap<BodySchema, readonly ClientIdName[]>();
+const noSchemaDeclares: readonly ClientIdName[] = [];
+
+function declaredClientIds(schema: BodySchema | undefined): readonly ClientIdName[] {
+  if (schema === undefined) return noSchemaDeclares;
+  let names = declaredBySchema.get(schema);
+  if (names === undefined) {
+    names = (['request_id', 'user_id'] as const).filter((name) => schema.properties?.[name] !== undefined);
+    declaredBySchema.set(schema, names);
+  }
+  return names;
 }
 
 /** Every response says which request it answers: the header is set before anything can answer. */

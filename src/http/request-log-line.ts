@@ -26,8 +26,10 @@ const maxModelLength = 128;
 export function installRequestLogLine(app: App): void {
   app.decorateRequest('errorCode', undefined);
   // A callback hook: it awaits nothing, and runs on every request.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (levelEnabled(app.log, 'info')) request.responseEnd.onEnd((complete) => writeLine(app, request, reply, complete));
+  // One listener for every request (it is given the reply), not a closure per request.
+  const write = (complete: boolean, reply: FastifyReply) => writeLine(app, reply.request, reply, complete);
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (levelEnabled(app.log, 'info')) request.responseEnd.onEnd(write);
     done();
   });
 }

@@ -8,8 +8,11 @@ declare module 'fastify' {
   }
 }
 
-/** Told once, when the response is over: `complete` when the whole answer was handed to the socket. */
-export type ResponseEndListener = (complete: boolean) => void;
+/**
+ * Told once, when the response is over: `complete` when the whole answer was handed to the
+ * socket; `reply` is the request's, so that a hook can give every request the same listener.
+ */
+export type ResponseEndListener = (complete: boolean, reply: FastifyReply) => void;
 
 /**
  * The end of one request's response, once: complete (Fastify's onResponse, on the response's
@@ -21,11 +24,19 @@ export type ResponseEndListener = (complete: boolean) => void;
 export class ResponseEnd {
   #ended = false;
   #complete = false;
-  #listeners: ResponseEndListener[] | undefined;
+  // The first listener is held alone: most requests have one or two, and an array grown by a
+  // push has room for seventeen.
+  #listener: ResponseEndListener | undefined;
+  #moreListeners: ResponseEndListener[] | undefined;
+  /** Made when the request's signal is first asked for (clientLeftSignal). */
+  #clientLeft: AbortController | undefined;
+  readonly #reply: FastifyReply;
 
   constructor(reply: FastifyReply) {
+    this.#reply = reply;
     const raw = reply.raw;
-    raw.once('close', () => this.end(raw.writableFinished));
+    // 'close' comes once; end() is idempotent, so `on` (no once-wrapper per request) is enough.
+    raw.on('close', () => this.end(raw.writableFinished));
   }
 
   /** Whether the response ended before the whole answer went out: the client left. */
@@ -33,19 +44,43 @@ export class ResponseEnd {
     return this.#ended && !this.#complete;
   }
 
+  /**
+   * The request's signal for the work it starts (engine calls): aborted with 'the client closed
+   * the connection' when the response ends before the whole answer went out, after the end's
+   * listeners. One per request, made when first asked for: requests that start no such work
+   * make none.
+   */
+  clientLeftSignal(): AbortSignal {
+    if (this.#clientLeft === undefined) {
+      this.#clientLeft = new AbortController();
+      if (this.clientLeft) this.#abort();
+    }
+    return this.#clientLeft.signal;
+  }
+
   /** Runs `listener` at the end (at once when the response is over already). */
   onEnd(listener: ResponseEndListener): void {
-    if (this.#ended) listener(this.#complete);
-    else (this.#listeners ??= []).push(listener);
+    if (this.#ended) listener(this.#complete, this.#reply);
+    else if (this.#listener === undefined) this.#listener = listener;
+    else if (this.#moreListeners === undefined) this.#moreListeners = [listener];
+    else this.#moreListeners.push(listener);
   }
 
   end(complete: boolean): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#complete = complete;
-    const listeners = this.#listeners;
-    this.#listeners = undefined;
-    for (const listener of listeners ?? []) listener(complete);
+    const first = this.#listener;
+    const more = this.#moreListeners;
+    this.#listener = undefined;
+    this.#moreListeners = undefined;
+    first?.(complete, this.#reply);
+    if (more !== undefined) for (const listener of more) listener(complete, this.#reply);
+    if (!complete) this.#abort();
+  }
+
+  #abort(): void {
+    this.#clientLeft?.abort(new Error('the client closed the connection'));
   }
 }
 

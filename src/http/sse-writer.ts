@@ -5,6 +5,8 @@ import { asApiError } from '../core/errors/engine-failure.ts';
 import { engineFailureLogged } from '../core/logging/engine-failure-log.ts';
 import { routeOf } from './route-of.ts';
 
+const written = Promise.resolve();
+
 /**
  * Server-sent events as every official client parses them (docs/wire.md §3.1): each event is
  * exactly `data: <json>\n\n`, the stream ends with `data: [DONE]\n\n`; no event, id, retry or
@@ -14,7 +16,11 @@ export class SseWriter {
   readonly #request: FastifyRequest;
   readonly #reply: FastifyReply;
   #opened = false;
-  #corked = false;
+  /** The events of this turn not yet handed to the response (see #write). */
+  #pending = '';
+  #flushScheduled = false;
+  /** While the response holds more than its high-water mark: resolves when it drains (or closes). */
+  #drained: Promise<void> | undefined;
 
   constructor(request: FastifyRequest, reply: FastifyReply) {
     this.#request = request;
@@ -49,8 +55,9 @@ export class SseWriter {
     this.#request.responseEnd.onEnd(this.#request.server.metrics.streamOpened(routeOf(this.#request).url ?? ''));
   }
 
-  async send(data: unknown): Promise<void> {
-    await this.#write(`data: ${JSON.stringify(data)}\n\n`);
+  /** Resolves once the event is handed to the socket, or, under backpressure, once it drains. */
+  send(data: unknown): Promise<void> {
+    return this.#write(`data: ${JSON.stringify(data)}\n\n`);
   }
 
   /**
@@ -70,43 +77,51 @@ export class SseWriter {
   async end(): Promise<void> {
     if (!this.writable) return;
     await this.#write('data: [DONE]\n\n');
-    // Node 24 drops what a response holds corked when it ends before the uncork: flush first.
-    this.#uncork();
+    // The response ends now: what this turn holds goes first.
+    this.#flush();
     this.#reply.raw.end();
   }
 
-  async #write(text: string): Promise<void> {
+  /**
+   * Events made in one turn of the event loop (one read of the engine's answer often holds many)
+   * are handed to the response together, once the turn's promise jobs have run: one write, one
+   * chunk of the chunked encoding and one socket write, instead of a write (and Node's four
+   * pieces of chunk framing) per event: the proxy-like cost of a stream is its writes. Not
+   * async: an event costs no promise of its own. Under backpressure (the response holds more
+   * than its high-water mark) the next events wait until it drains.
+   */
+  #write(text: string): Promise<void> {
+    if (!this.writable) return written;
+    this.#pending = this.#pending === '' ? text : this.#pending + text;
+    // A turn that makes more than the response should hold (a producer with everything at hand)
+    // hands it over at once, so that the response's backpressure holds it back.
+    if (this.#pending.length >= this.#reply.raw.writableHighWaterMark) this.#flush();
+    else if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      process.nextTick(this.#flushLater);
+    }
+    return this.#drained ?? written;
+  }
+
+  /** #flush as one function per stream, not a closure per turn. */
+  readonly #flushLater = () => this.#flush();
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const text = this.#pending;
+    this.#pending = '';
+    if (text === '' || !this.writable) return;
     const raw = this.#reply.raw;
-    if (!this.writable) return;
-    this.#corkUntilNextTick();
-    if (raw.write(text)) return;
-    await new Promise<void>((resolve) => {
+    if (raw.write(text) || this.#drained !== undefined) return;
+    this.#drained = new Promise<void>((resolve) => {
       const done = () => {
         raw.off('drain', done);
         raw.off('close', done);
+        this.#drained = undefined;
         resolve();
       };
       raw.on('drain', done);
       raw.on('close', done);
     });
-  }
-
-  /**
-   * Events made in one turn of the event loop (one read of the engine's answer often holds many)
-   * leave in one socket write instead of one write each: the proxy-like cost of a stream is its
-   * writes. Nothing waits: the uncork comes once the turn's promise jobs have run.
-   */
-  #corkUntilNextTick(): void {
-    if (this.#corked) return;
-    const raw = this.#reply.raw;
-    raw.cork();
-    this.#corked = true;
-    process.nextTick(() => this.#uncork());
-  }
-
-  #uncork(): void {
-    if (!this.#corked) return;
-    this.#corked = false;
-    this.#reply.raw.uncork();
   }
 }

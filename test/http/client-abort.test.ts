@@ -50,6 +50,18 @@ describe('abortOnDisconnect', () => {
     assert.equal(abort.aborted, false);
   });
 
+  it("gives a request one signal however often it is asked for, aborted after the end's listeners", () => {
+    const { reply, close } = fakeReply();
+    const order: string[] = [];
+    const first = abortOnDisconnect(reply);
+    first.addEventListener('abort', () => order.push('aborted'));
+    reply.request.responseEnd.onEnd(() => order.push('ended'));
+    assert.equal(abortOnDisconnect(reply), first);
+    close(false);
+    assert.deepEqual(order, ['ended', 'aborted']);
+    assert.equal(abortOnDisconnect(reply).aborted, true);
+  });
+
   it('is aborted at once when the client left before the signal was asked for', () => {
     const { reply, close } = fakeReply();
     close(false);

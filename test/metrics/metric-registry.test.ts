@@ -71,6 +71,22 @@ describe('metric registry (Prometheus text format 0.0.4)', () => {
     assert.throws(() => registry.counter({ name: 'c_total', help: 'x' }), /registered twice/);
   });
 
+  it('serves a counter series from its first increment, by 0 too, adds increments made between scrapes, and refuses a label it does not declare', async () => {
+    const registry = new MetricRegistry();
+    const counter = registry.counter<'kind'>({ name: 'between_total', help: 'Between scrapes.', labelNames: ['kind'] });
+    counter.inc({ kind: 'zero' }, 0);
+    counter.inc({ kind: 'some' }, 2);
+    let scrape = parseScrape(await registry.render());
+    assert.equal(valueOf(scrape, 'between_total', { kind: 'zero' }), 0);
+    assert.equal(valueOf(scrape, 'between_total', { kind: 'some' }), 2);
+    counter.inc({ kind: 'some' }, 3);
+    counter.inc({ kind: 'some' });
+    scrape = parseScrape(await registry.render());
+    assert.equal(valueOf(scrape, 'between_total', { kind: 'some' }), 6);
+    assert.equal(valueOf(parseScrape(await registry.render()), 'between_total', { kind: 'some' }), 6, 'a scrape hands nothing over twice');
+    assert.throws(() => counter.inc({ kind: 'x', other: 'y' } as never), /label 'other' is not one of kind/);
+  });
+
   it('runs collectors before each scrape; a failing one is reported and the others still render', async () => {
     const registry = new MetricRegistry();
     const depth = registry.gauge<'kind'>({ name: 'depth', help: 'x', labelNames: ['kind'] });

@@ -16,24 +16,37 @@ export type ChatJob = Omit<ChatRequest, 'signal'>;
  * unless `clear_thinking` is false, the stop words as a list, media as URLs.
  */
 export function toChatRequest(body: ChatCompletionRequest, signal: AbortSignal): ChatRequest {
-  // The signal first: Node 20 builds a spread copy that is then given more fields slowly (~1 µs against ~60 ns on Node 24).
-  return { signal, ...toChatJob(body) };
+  // Built with the signal in place, not as a spread copy of the job: one object per call.
+  return chatFields(body, signal);
 }
 
 /** toChatRequest without the signal. */
 export function toChatJob(body: ChatCompletionRequest): ChatJob {
+  return withoutSignal(chatFields(body, undefined));
+}
+
+function withoutSignal({ signal: _signal, ...job }: ChatJob & { readonly signal: undefined }): ChatJob {
+  return job;
+}
+
+/** Neither tools nor stop words: shared, as the request's lists are read-only. */
+const noTools: readonly FunctionTool[] = Object.freeze([]);
+const noStop: readonly string[] = Object.freeze([]);
+
+function chatFields<Signal extends AbortSignal | undefined>(body: ChatCompletionRequest, signal: Signal): ChatJob & { readonly signal: Signal } {
   const rules = chatModelRules(body.model);
   const keepReasoning = body.thinking?.clear_thinking === false;
   return {
+    signal,
     model: body.model,
     messages: toChatMessages(body.messages, keepReasoning),
-    tools: toFunctionTools(body.tools ?? []),
+    tools: body.tools === undefined ? noTools : toFunctionTools(body.tools),
     temperature: body.temperature ?? rules?.temperature,
     topP: body.top_p ?? rules?.topP,
     greedy: body.do_sample === false,
     maxTokens: body.max_tokens,
     maxTokensLimit: rules?.maxOutputTokens,
-    stop: body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop,
+    stop: body.stop === undefined ? noStop : typeof body.stop === 'string' ? [body.stop] : body.stop,
     responseFormat: body.response_format?.type ?? 'text',
     thinking: effectiveThinking(body.model, body.thinking?.type, body.reasoning_effort),
     seed: body.seed,
@@ -59,7 +72,8 @@ export function toChatSearch(body: ChatCompletionRequest): ChatSearch | undefine
 
 /** The body's retrieval tool (one knowledge base per call); undefined when it has none. */
 export function toChatRetrieval(body: ChatCompletionRequest): ChatRetrieval | undefined {
-  const tools = body.tools ?? [];
+  const tools = body.tools;
+  if (tools === undefined) return undefined;
   const indexes = tools.flatMap((tool, index) => (tool.type === 'retrieval' ? [index] : []));
   if (indexes.length > 1) throw invalidField(`tools[${indexes[1]}]`, 'a call may have one retrieval tool (one knowledge base)');
   const options = indexes[0] === undefined ? undefined : tools[indexes[0]]?.retrieval;
@@ -73,16 +87,19 @@ export function toChatMessages(messages: readonly WireChatMessage[], keepReasoni
 }
 
 function toMessage(message: WireChatMessage, keepReasoning: boolean): ChatMessage {
-  return {
+  // Optional fields are added one by one rather than spread from conditional objects: every
+  // message of every call passes here.
+  const mapped: { -readonly [Field in keyof ChatMessage]: ChatMessage[Field] } = {
     role: message.role,
     content: message.content === undefined ? null : typeof message.content === 'string' ? message.content : message.content.map(toContentPart),
-    ...(keepReasoning && message.reasoning_content !== undefined ? { reasoningContent: message.reasoning_content } : {}),
-    ...(message.tool_calls === undefined
-      ? {}
-      : { toolCalls: message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })) }),
-    ...(message.tool_call_id === undefined ? {} : { toolCallId: message.tool_call_id }),
-    ...(message.name === undefined ? {} : { name: message.name }),
   };
+  if (keepReasoning && message.reasoning_content !== undefined) mapped.reasoningContent = message.reasoning_content;
+  if (message.tool_calls !== undefined) {
+    mapped.toolCalls = message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+  }
+  if (message.tool_call_id !== undefined) mapped.toolCallId = message.tool_call_id;
+  if (message.name !== undefined) mapped.name = message.name;
+  return mapped;
 }
 
 function toContentPart(part: WireContentPart): ContentPart {

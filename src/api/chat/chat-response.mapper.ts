@@ -1,5 +1,5 @@
 import type { ChatResult, ChatUsage, FinishReason, ToolCall } from '../../core/chat/chat-types.ts';
-import { flaggedWithoutLevel } from '../../core/errors/content-filter.ts';
+import { flaggedWithoutLevel, type ContentFilterVerdict } from '../../core/errors/content-filter.ts';
 import type { WireSearchResult } from '../shared/search-result.mapper.ts';
 
 /** What every chunk and response of one call shares. */
@@ -28,27 +28,40 @@ function toWireToolCall(call: ToolCall) {
 /** The non-streamed chat completion body (docs/wire.md §3.2, §3.3); content is null when a function was hit. */
 export function toChatCompletion(header: ChatAnswerHeader, result: ChatResult) {
   const hitFunction = result.toolCalls.length > 0;
-  return {
+  // Optional fields are set one by one rather than spread from conditional objects: this runs for
+  // every sync answer. The key order is the wire's either way.
+  const message: WireMessage = { role: 'assistant', content: hitFunction && result.content === '' ? null : result.content };
+  if (result.reasoningContent !== '') message.reasoning_content = result.reasoningContent;
+  if (hitFunction) message.tool_calls = result.toolCalls.map(toWireToolCall);
+  const completion: WireCompletion = {
     id: header.id,
     request_id: header.requestId,
     created: header.created,
     model: header.model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant' as const,
-          content: hitFunction && result.content === '' ? null : result.content,
-          ...(result.reasoningContent === '' ? {} : { reasoning_content: result.reasoningContent }),
-          ...(hitFunction ? { tool_calls: result.toolCalls.map(toWireToolCall) } : {}),
-        },
-        finish_reason: result.finishReason,
-      },
-    ],
+    choices: [{ index: 0, message, finish_reason: result.finishReason }],
     usage: toWireUsage(result.usage),
-    ...(header.webSearch === undefined ? {} : { web_search: header.webSearch }),
-    ...contentFilterOf(result.finishReason),
   };
+  if (header.webSearch !== undefined) completion.web_search = header.webSearch;
+  if (result.finishReason === 'sensitive') completion.content_filter = [...flaggedWithoutLevel('assistant')];
+  return completion;
+}
+
+interface WireMessage {
+  role: 'assistant';
+  content: string | null;
+  reasoning_content?: string;
+  tool_calls?: ReturnType<typeof toWireToolCall>[];
+}
+
+interface WireCompletion {
+  id: string;
+  request_id: string;
+  created: number;
+  model: string;
+  choices: { index: number; message: WireMessage; finish_reason: FinishReason }[];
+  usage: ReturnType<typeof toWireUsage>;
+  web_search?: WireSearchResult[];
+  content_filter?: ContentFilterVerdict[];
 }
 
 /**

@@ -1,16 +1,18 @@
-import type { FastifyRequest } from 'fastify';
-import type { ChatUsage } from '../../core/chat/chat-types.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChatModel } from '../../core/chat/chat-model.ts';
+import type { ChatRequest, ChatUsage } from '../../core/chat/chat-types.ts';
 import { promptTokensWithoutEngine } from '../../core/chat/cut-answer-usage.ts';
 import { chatBound } from '../../core/billing/usage-bound.ts';
 import { modelInBody } from '../../http/admission-hooks.ts';
 import { abortOnDisconnect } from '../../http/client-abort.ts';
-import { generateRequestId } from '../../http/request-id.ts';
 import type { App, AppDependencies } from '../../http/app-types.ts';
 import { SseWriter } from '../../http/sse-writer.ts';
 import { setServedByHeaders, withServedByHeaders } from '../../http/served-by-headers.ts';
 import { responses } from '../shared/common.schema.ts';
 import { toWireSearchResult } from '../shared/search-result.mapper.ts';
-import { prepareChat } from '../../core/chat/prepare-chat.ts';
+import { prepareChat, type PreparedChat } from '../../core/chat/prepare-chat.ts';
+import { hasRemoteMedia } from '../../core/chat/inline-remote-media.ts';
+import type { CallUsage } from '../../core/usage/call-usage.ts';
 import { checkChatRequest } from './chat.checks.ts';
 import { toChatRequest, toChatRetrieval, toChatSearch } from './chat-request.mapper.ts';
 import { toChatCompletion, type ChatAnswerHeader } from './chat-response.mapper.ts';
@@ -37,54 +39,83 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
         streamEvent: ChatCompletionChunk,
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const body = request.body;
       checkChatRequest(body);
       const chat = deps.backends.capability(body.model, 'chat');
       const search = toChatSearch(body);
       const retrieval = toChatRetrieval(body);
-      const { request: chatRequest, searchResults } = await prepareChat(
-        preparation,
-        toChatRequest(body, abortOnDisconnect(reply)),
-        search,
-        retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' },
-      );
-      let header = answerHeader(request, body.model);
-      if (searchResults !== undefined && search?.showResults === true) header = { ...header, webSearch: searchResults.map(toWireSearchResult) };
-      // The web_search tool ran one search for this answer.
-      const recordUsage = (usage: ChatUsage) =>
-        request.recordUsage({ model: body.model, ...usage, ...(search === undefined ? {} : { units: { searches: 1 } }) });
-      if (body.stream === true) {
-        // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
-        const localTokenizer =
-          deps.models.resolve(body.model, 'chat').tokenizerPath === undefined ? undefined : () => deps.backends.capability(body.model, 'tokenize');
-        const countPrompt = () => promptTokensWithoutEngine(chatRequest, localTokenizer);
-        const usage = await relayChatStream(
-          withServedByHeaders(chat.stream(chatRequest), reply, chatRequest.signal),
-          header,
-          body.tool_stream === true,
-          new SseWriter(request, reply),
-          countPrompt,
-        );
-        if (usage !== undefined) recordUsage(usage);
-        return reply;
-      }
-      const result = await chat.generate(chatRequest);
-      setServedByHeaders(reply, chatRequest.signal);
-      try {
-        // The answer is written first: the client does not wait for the bookkeeping (ledger, quotas, metrics).
-        reply.send(toChatCompletion(header, result));
-      } finally {
-        recordUsage(result.usage);
-      }
-      return reply;
+      const asSent = toChatRequest(body, abortOnDisconnect(reply));
+      const answer = ({ request: chatRequest, searchResults }: PreparedChat) => {
+        let header = answerHeader(request, body.model);
+        if (searchResults !== undefined && search?.showResults === true) header = { ...header, webSearch: searchResults.map(toWireSearchResult) };
+        const call: ChatCall = { request, reply, chat, chatRequest, header, searched: search !== undefined };
+        return body.stream === true ? streamAnswer(deps, call, body.tool_stream === true) : syncAnswer(call);
+      };
+      // A call without media URLs, retrieval or web search is sent as it is, without waiting for a preparation.
+      if (search === undefined && retrieval === undefined && !hasRemoteMedia(asSent)) return answer({ request: asSent, searchResults: undefined });
+      const retrievalOfKey = retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' };
+      return prepareChat(preparation, asSent, search, retrievalOfKey).then(answer);
     },
   );
 }
 
+/** One chat call on its way to the answer, sync or streamed. */
+interface ChatCall {
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  readonly chat: ChatModel;
+  readonly chatRequest: ChatRequest;
+  readonly header: ChatAnswerHeader;
+  /** The web_search tool ran one search for the answer. */
+  readonly searched: boolean;
+}
+
+/** The whole answer in one body; a promise chain rather than an async function, as this runs for every sync call. */
+function syncAnswer(call: ChatCall): Promise<void> {
+  const { request, reply, chatRequest, header } = call;
+  return call.chat.generate(chatRequest).then((result) => {
+    setServedByHeaders(reply, chatRequest.signal);
+    try {
+      // The answer is written first: the client does not wait for the bookkeeping (ledger, quotas, metrics).
+      reply.send(toChatCompletion(header, result));
+    } finally {
+      request.recordUsage(chatCallUsage(header.model, result.usage, call.searched));
+    }
+  });
+}
+
+async function streamAnswer(deps: AppDependencies, call: ChatCall, toolStream: boolean): Promise<void> {
+  const { request, reply, chatRequest, header } = call;
+  const model = header.model;
+  // For an answer cut by its engine's death: the model's tokenizer files if the platform has them, else an estimate.
+  const localTokenizer = deps.models.resolve(model, 'chat').tokenizerPath === undefined ? undefined : () => deps.backends.capability(model, 'tokenize');
+  const countPrompt = () => promptTokensWithoutEngine(chatRequest, localTokenizer);
+  const usage = await relayChatStream(
+    withServedByHeaders(call.chat.stream(chatRequest), reply, chatRequest.signal),
+    header,
+    toolStream,
+    new SseWriter(request, reply),
+    countPrompt,
+  );
+  if (usage !== undefined) request.recordUsage(chatCallUsage(model, usage, call.searched));
+}
+
+/** What a chat call used, field by field (no spread copy on every call); the web_search tool ran one search for the answer. */
+function chatCallUsage(model: string, usage: ChatUsage, searched: boolean): CallUsage {
+  return {
+    model,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    cachedTokens: usage.cachedTokens,
+    ...(searched ? { units: { searches: 1 } } : {}),
+  };
+}
+
 function answerHeader(request: FastifyRequest, model: string): ChatAnswerHeader {
   return {
-    id: `chatcmpl-${generateRequestId()}`,
+    // The request's generated id (unique per process and time, as a fresh one would be), whatever request_id the client chose.
+    id: `chatcmpl-${request.id}`,
     requestId: request.requestId,
     created: Math.floor(Date.now() / 1000),
     model,

@@ -73,7 +73,7 @@ export class Admission {
   readonly #slotLeaseMs: number;
   readonly #log: (message: string, error: unknown) => void;
   /** Policies of keys seen lately, by key id. */
-  readonly #policies = new LRUCache<string, { readonly policy: KeyPolicy | undefined; readonly seenAt: number }>({ max: maxRemembered });
+  readonly #policies = new LRUCache<string, { readonly policy: KeyPolicy | undefined; seenAt: number }>({ max: maxRemembered });
   /** Token windows this process has seeded (or is seeding) from the ledger, by counter name. */
   readonly #seeded = new LRUCache<string, Promise<void>>({ max: maxRemembered });
   /** Slots of calls under way, renewed until their call ends so that only a dead node's slots lapse. */
@@ -90,6 +90,18 @@ export class Admission {
     this.#credit = new CreditReservations({ credits: options.credits, prices: options.prices, leaseMs: this.#slotLeaseMs, now: this.#now, log: this.#log });
     this.#renewTimer = setInterval(() => void this.#renewLeases(), Math.max(100, Math.floor(this.#slotLeaseMs / 3)));
     this.#renewTimer.unref();
+  }
+
+  /**
+   * Whether the request is admitted without a check: its key has no rate limit and, for a model
+   * call (`modelCall`), nothing that limits model calls. The key is remembered as by a check.
+   * Most keys limit nothing, and this spares each of their requests a promise.
+   */
+  admitsAtOnce(key: AdmittedKey, modelCall: boolean): boolean {
+    const policy = key.policy;
+    if (policy !== undefined && (policy.requestsPerMinute !== undefined || (modelCall && limitsModelCalls(policy)))) return false;
+    this.#remember(key);
+    return true;
   }
 
   /** Every authenticated request whose rate no call check counts: the key's requests per minute (1303 with Retry-After). */
@@ -168,7 +180,14 @@ export class Admission {
    * A completed call's usage (the usage recorder calls this for every record): adds its tokens to
    * the key's token quota window. Never rejects; failures are logged.
    */
-  async recordUsage(record: UsageRecord): Promise<void> {
+  recordUsage(record: UsageRecord): Promise<void> {
+    // A key seen moments ago without a token quota has nothing to count: no promise of its own.
+    const known = this.#policies.get(record.keyId);
+    if (known !== undefined && this.#now() - known.seenAt < policyCacheMs && known.policy?.quota?.tokens === undefined) return nothingToDo;
+    return this.#recordUsage(record);
+  }
+
+  async #recordUsage(record: UsageRecord): Promise<void> {
     let policy: KeyPolicy | undefined;
     try {
       policy = await this.#policy(record.keyId);
@@ -293,7 +312,10 @@ export class Admission {
   }
 
   #remember(key: AdmittedKey): void {
-    this.#policies.set(key.id, { policy: key.policy, seenAt: this.#now() });
+    const known = this.#policies.get(key.id);
+    // The same policy seen again (every request of a key): its entry is renewed in place.
+    if (known !== undefined && known.policy === key.policy) known.seenAt = this.#now();
+    else this.#policies.set(key.id, { policy: key.policy, seenAt: this.#now() });
   }
 
   async #renewLeases(): Promise<void> {
@@ -307,6 +329,8 @@ export class Admission {
     await Promise.all([renewSlots(), this.#credit.renew()]);
   }
 }
+
+const nothingToDo = Promise.resolve();
 
 /** The rate counter of a key for the minute of `now`. */
 function ratePart(keyId: string, limit: number, now: number): CounterPart {

@@ -65,7 +65,10 @@ class InstrumentedMethods implements EngineMethodWrapper {
     const { capability } = method;
     const started = performance.now();
     const engineSpan = startEngineSpan(capability, this.#target);
-    return inEngineSpan(engineSpan, () => callEngine(this.#backend, method, request)).then(
+    // Without tracing (no span) the engine is called straight, with no closure to run it in a span.
+    const answer =
+      engineSpan === undefined ? callEngine(this.#backend, method, request) : inEngineSpan(engineSpan, () => callEngine(this.#backend, method, request));
+    return answer.then(
       (result) => {
         this.#finished(capability, request.signal, started, engineSpan);
         return result;

@@ -30,20 +30,79 @@ function assertNames(name: string, labelNames: readonly string[]): void {
   }
 }
 
-/** Only goes up (requests, errors, tokens); a restart starts it again at zero, which Prometheus expects. */
+/** One series of a counter and what it has gone up by since prom-client last heard of it. */
+interface CounterSeries<Name extends string> {
+  readonly labels: Labels<Name>;
+  pending: number;
+  /** In the list of series to hand over (a new series is, even at 0: it is served from then on). */
+  queued: boolean;
+}
+
+/**
+ * Only goes up (requests, errors, tokens); a restart starts it again at zero, which Prometheus
+ * expects. Increments are gathered here and handed to prom-client when it is read (a scrape):
+ * prom-client makes a key string of the labels at every increment, and these counters go up on
+ * every call. A series is found through one Map per label, in the declared order, so an
+ * increment of a series seen before makes nothing.
+ */
 export class Counter<Name extends string = never> {
   readonly #name: string;
+  readonly #labelNames: readonly Name[];
   readonly #counter: PromCounter<Name>;
+  /** Nested by label value, one level per label name; the last level holds the series. */
+  readonly #series = new Map<string, unknown>();
+  /** The series that went up since the last hand-over. */
+  readonly #risen: CounterSeries<Name>[] = [];
 
-  constructor(name: string, counter: PromCounter<Name>) {
+  constructor(name: string, labelNames: readonly Name[], counter: (handOver: () => void) => PromCounter<Name>) {
     this.#name = name;
-    this.#counter = counter;
+    this.#labelNames = labelNames;
+    this.#counter = counter(() => this.#handOver());
   }
 
   inc(labels: Labels<Name>, amount = 1): void {
     // prom-client lets NaN through; a counter holding NaN would read NaN for ever.
     if (!(amount >= 0)) throw new Error(`${this.#name}: a counter cannot go down (${amount})`);
-    this.#counter.inc(labels, amount);
+    const series = this.#seriesOf(labels);
+    if (!series.queued) {
+      series.queued = true;
+      this.#risen.push(series);
+    }
+    series.pending += amount;
+  }
+
+  #handOver(): void {
+    for (const series of this.#risen) {
+      this.#counter.inc(series.labels, series.pending);
+      series.pending = 0;
+      series.queued = false;
+    }
+    this.#risen.length = 0;
+  }
+
+  #seriesOf(labels: Labels<Name>): CounterSeries<Name> {
+    const names = this.#labelNames;
+    let level = this.#series;
+    for (let index = 0; index < names.length - 1; index += 1) {
+      const value = labels[names[index] as Name];
+      let next = level.get(value) as Map<string, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const last = names.length === 0 ? '' : labels[names[names.length - 1] as Name];
+    let series = level.get(last) as CounterSeries<Name> | undefined;
+    if (series === undefined) {
+      // Checked once per series, as prom-client would at every increment.
+      for (const name of Object.keys(labels)) {
+        if (!(names as readonly string[]).includes(name)) throw new Error(`${this.#name}: label '${name}' is not one of ${names.join(', ')}`);
+      }
+      series = { labels: { ...labels }, pending: 0, queued: false };
+      level.set(last, series);
+    }
+    return series;
   }
 }
 
@@ -106,7 +165,8 @@ export class MetricRegistry {
   readonly #collectors: ScrapeCollector[] = [];
 
   counter<Name extends string = never>(options: MetricOptions<Name>): Counter<Name> {
-    return new Counter(options.name, new PromCounter<Name>(this.#options(options)));
+    const promOptions = this.#options(options);
+    return new Counter(options.name, promOptions.labelNames, (handOver) => new PromCounter<Name>({ ...promOptions, collect: handOver }));
   }
 
   gauge<Name extends string = never>(options: MetricOptions<Name>): Gauge<Name> {

@@ -35,6 +35,22 @@ export interface DeploymentState {
   readonly lastError?: string;
 }
 
+const noneTried: readonly RoutedDeployment[] = [];
+
+/** `call`'s promise, or its synchronous throw as a rejected one. */
+function started<Result>(call: (deployment: RoutedDeployment) => Promise<Result>, deployment: RoutedDeployment): Promise<Result> {
+  try {
+    return call(deployment);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/** `tried` and one more; an array of the exact size (a push would give one room for seventeen). */
+function withTried(tried: readonly RoutedDeployment[], deployment: RoutedDeployment): readonly RoutedDeployment[] {
+  return tried.length === 0 ? [deployment] : [...tried, deployment];
+}
+
 /** Which deployments a call may use (those that have the capability it needs). */
 export type Usable = (deployment: RoutedDeployment) => boolean;
 
@@ -71,25 +87,50 @@ export class DeploymentRouter {
   }
 
   /** Runs `call` on one deployment after another until one answers or a failure may not move on. */
-  async call<Result>(
+  call<Result>(
     signal: AbortSignal,
     usable: Usable,
     call: (deployment: RoutedDeployment) => Promise<Result>,
     served: (deployment: RoutedDeployment) => void,
   ): Promise<Result> {
-    return this.#failover(signal, usable, async (chosen, release) => {
-      try {
-        const result = await call(chosen.deployment);
-        chosen.deployment.health.succeeded(chosen.trial);
-        served(chosen.deployment);
-        return result;
-      } catch (error) {
-        this.#judge(chosen, signal, error);
-        throw error;
-      } finally {
-        release();
-      }
-    });
+    return this.#callFrom(signal, usable, call, served, noneTried, undefined);
+  }
+
+  /**
+   * One try of `call`, as a promise chain that, after a failure another deployment may take,
+   * makes the next try (`tried`: the deployments tried before, `lastError`: the last one's
+   * failure). The failover of #failover, written out: every sync engine call passes here, and an
+   * async loop with an attempt of its own holds more per call than this chain.
+   */
+  #callFrom<Result>(
+    signal: AbortSignal,
+    usable: Usable,
+    call: (deployment: RoutedDeployment) => Promise<Result>,
+    served: (deployment: RoutedDeployment) => void,
+    tried: readonly RoutedDeployment[],
+    lastError: unknown,
+  ): Promise<Result> {
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    const chosen = tried.length < this.#routing.maxAttempts ? this.#choose(usable, tried) : undefined;
+    if (chosen === undefined) return Promise.reject(lastError ?? this.#noneAvailable());
+    const { deployment } = chosen;
+    const attempt = (release: () => void): Promise<Result> =>
+      started(call, deployment).then(
+        (result) => {
+          release();
+          deployment.health.succeeded(chosen.trial);
+          served(deployment);
+          return result;
+        },
+        (error: unknown) => {
+          release();
+          this.#judge(chosen, signal, error);
+          if (signal.aborted || !isFailoverEligible(error)) throw error;
+          return this.#callFrom(signal, usable, call, served, withTried(tried, deployment), error);
+        },
+      );
+    const entered = this.#enter(chosen, signal);
+    return entered instanceof Promise ? entered.then(attempt) : attempt(entered);
   }
 
   /**
@@ -110,7 +151,7 @@ export class DeploymentRouter {
    * ahead, watched (no layer per part) so that its end frees the deployment's slot and tells its
    * health: ran out or failed (judged), or stopped by the consumer (no verdict).
    */
-  async openStream<Part>(
+  openStream<Part>(
     signal: AbortSignal,
     usable: Usable,
     open: (deployment: RoutedDeployment) => AsyncIterable<Part>,
@@ -142,23 +183,17 @@ export class DeploymentRouter {
    * deployment's slot (`release`) and tells its health.
    */
   async #failover<Result>(signal: AbortSignal, usable: Usable, attempt: (chosen: Chosen, release: () => void) => Promise<Result>): Promise<Result> {
-    // Most models have one or two deployments: an array is a smaller thing to make per call than a Set.
-    const tried: RoutedDeployment[] = [];
+    // Most models have one or two deployments: an array is a smaller thing to make per call than
+    // a Set, and none is made until a deployment has been tried.
+    let tried: readonly RoutedDeployment[] = noneTried;
     let lastError: unknown;
     for (let count = 0; count < this.#routing.maxAttempts; count += 1) {
       signal.throwIfAborted();
       const chosen = this.#choose(usable, tried);
       if (chosen === undefined) break;
-      tried.push(chosen.deployment);
-      let release: () => void;
-      try {
-        const entered = this.#enter(chosen.deployment, signal);
-        release = entered instanceof Promise ? await entered : entered;
-      } catch (error) {
-        // Never sent (its caller left while it waited for a slot): no verdict on the deployment.
-        chosen.deployment.health.abandoned(chosen.trial);
-        throw error;
-      }
+      tried = withTried(tried, chosen.deployment);
+      const entered = this.#enter(chosen, signal);
+      const release = entered instanceof Promise ? await entered : entered;
       try {
         return await attempt(chosen, release);
       } catch (error) {
@@ -192,6 +227,9 @@ export class DeploymentRouter {
   }
 
   #choose(usable: Usable, tried: readonly RoutedDeployment[]): Chosen | undefined {
+    // A model with one deployment, usable and healthy (most calls): no candidate lists to make.
+    const only = this.#deployments.length === 1 ? this.#deployments[0] : undefined;
+    if (only !== undefined && tried.length === 0 && only.health.healthy && usable(only)) return { deployment: only, trial: false };
     const candidates = this.#deployments.filter((deployment) => usable(deployment) && !tried.includes(deployment));
     const healthy = candidates.filter((deployment) => deployment.health.healthy);
     const picked = this.#picker.pick(healthy);
@@ -210,22 +248,26 @@ export class DeploymentRouter {
    * Counts the call in flight and takes a `maxConcurrency` slot when the deployment sets one; gives
    * what ends both, at once when there is no slot to wait for (no promise on a call's way).
    */
-  #enter(deployment: RoutedDeployment, signal: AbortSignal): (() => void) | Promise<() => void> {
+  #enter(chosen: Chosen, signal: AbortSignal): (() => void) | Promise<() => void> {
+    const { deployment } = chosen;
     const limit = deployment.maxConcurrency;
     if (limit === undefined) {
       deployment.inFlight += 1;
       return this.#release(deployment, undefined);
     }
-    return this.#enterSlot(deployment, limit, signal);
+    return this.#enterSlot(chosen, limit, signal);
   }
 
-  async #enterSlot(deployment: RoutedDeployment, limit: number, signal: AbortSignal): Promise<() => void> {
+  async #enterSlot(chosen: Chosen, limit: number, signal: AbortSignal): Promise<() => void> {
+    const { deployment } = chosen;
     deployment.inFlight += 1;
     let freeSlot: () => void;
     try {
       freeSlot = await this.#slots.acquire(this.model, deployment.name, limit, signal);
     } catch (error) {
       deployment.inFlight -= 1;
+      // Never sent (its caller left while it waited for a slot): no verdict on the deployment.
+      deployment.health.abandoned(chosen.trial);
       throw error;
     }
     return this.#release(deployment, freeSlot);

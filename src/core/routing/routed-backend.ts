@@ -3,7 +3,7 @@ import { callEngine, hasEngineMethod, streamEngine, wrapBackend, type EngineMeth
 import type { EngineMethod, EngineRequest } from '../models/capability.ts';
 import type { DeploymentRouter, RoutedDeployment, Usable } from './deployment-router.ts';
 import { isFailoverEligible } from './failover-eligible.ts';
-import { recordServedBy } from './served-by.ts';
+import { recordServedBy, type ServedBy } from './served-by.ts';
 import { OpenedLater } from '../streams/opened-later.ts';
 
 /** A model's router, and the name it stands for when it serves another model's call (a fallback). */
@@ -28,10 +28,14 @@ export function routedBackend(turns: () => readonly RouterTurn[]): Backend {
 class RoutedMethods implements EngineMethodWrapper {
   readonly #own: DeploymentRouter;
   readonly #turns: () => readonly RouterTurn[];
+  /** The model's own turn, with the deployments it may use for each method (its deployments never change). */
+  readonly #ownTurn: RouterTurn;
+  readonly #ownUsable = new Map<EngineMethod, Usable>();
 
   constructor(own: DeploymentRouter, turns: () => readonly RouterTurn[]) {
     this.#own = own;
     this.#turns = turns;
+    this.#ownTurn = { router: own };
   }
 
   offers(method: EngineMethod): boolean {
@@ -65,10 +69,29 @@ class RoutedMethods implements EngineMethodWrapper {
     );
   }
 
-  /** `attempt` on each usable turn in order, until one answers or fails in a way no other engine may take over. */
-  async #acrossTurns<Result>(method: EngineMethod, signal: AbortSignal, attempt: (turn: RouterTurn, usable: Usable) => Promise<Result>): Promise<Result> {
-    let lastError: unknown;
-    for (const { turn, usable } of this.#usableTurns(method)) {
+  /**
+   * `attempt` on each usable turn in order, until one answers or fails in a way no other engine
+   * may take over. The model's own turn comes first and is tried without listing the fallbacks:
+   * they are looked up only when it fails over (or has no deployment for the call).
+   */
+  #acrossTurns<Result>(method: EngineMethod, signal: AbortSignal, attempt: (turn: RouterTurn, usable: Usable) => Promise<Result>): Promise<Result> {
+    const usable = this.#ownUsableFor(method);
+    if (!this.#own.deployments.some(usable)) return this.#acrossFallbacks(method, signal, attempt, undefined);
+    return attempt(this.#ownTurn, usable).catch((error: unknown) => {
+      if (signal.aborted || !isFailoverEligible(error)) throw error;
+      return this.#acrossFallbacks(method, signal, attempt, error);
+    });
+  }
+
+  /** The fallback models' turns, after the own one failed over with `ownError` (undefined: it had no deployment for the call). */
+  async #acrossFallbacks<Result>(
+    method: EngineMethod,
+    signal: AbortSignal,
+    attempt: (turn: RouterTurn, usable: Usable) => Promise<Result>,
+    ownError: unknown,
+  ): Promise<Result> {
+    let lastError = ownError;
+    for (const { turn, usable } of this.#usableFallbacks(method)) {
       try {
         return await attempt(turn, usable);
       } catch (error) {
@@ -79,9 +102,19 @@ class RoutedMethods implements EngineMethodWrapper {
     throw lastError;
   }
 
-  /** The turns whose model has a deployment for the call (a fallback model without the capability is passed over), each with the deployments it may use. */
-  #usableTurns(method: EngineMethod): { turn: RouterTurn; usable: Usable }[] {
+  #ownUsableFor(method: EngineMethod): Usable {
+    let usable = this.#ownUsable.get(method);
+    if (usable === undefined) {
+      usable = usableDeployments(this.#own, method);
+      this.#ownUsable.set(method, usable);
+    }
+    return usable;
+  }
+
+  /** The fallback turns whose model has a deployment for the call (one without the capability is passed over), each with the deployments it may use. */
+  #usableFallbacks(method: EngineMethod): { turn: RouterTurn; usable: Usable }[] {
     return this.#turns()
+      .slice(1)
       .map((turn) => ({ turn, usable: usableDeployments(turn.router, method) }))
       .filter(({ turn, usable }) => turn.router.deployments.some(usable));
   }
@@ -95,6 +128,15 @@ function usableDeployments(router: DeploymentRouter, method: EngineMethod): Usab
   return (deployment) => offering(deployment) && deployment.kind === kind;
 }
 
-function served(deployment: RoutedDeployment, turn: RouterTurn) {
-  return turn.fallbackModel === undefined ? { deployment: deployment.name } : { deployment: deployment.name, fallbackModel: turn.fallbackModel };
+/** What a deployment serving its own model's calls records, one (read-only) per deployment rather than per call. */
+const servedByOwn = new WeakMap<RoutedDeployment, ServedBy>();
+
+function served(deployment: RoutedDeployment, turn: RouterTurn): ServedBy {
+  if (turn.fallbackModel !== undefined) return { deployment: deployment.name, fallbackModel: turn.fallbackModel };
+  let own = servedByOwn.get(deployment);
+  if (own === undefined) {
+    own = { deployment: deployment.name };
+    servedByOwn.set(deployment, own);
+  }
+  return own;
 }
