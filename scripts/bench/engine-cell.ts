@@ -221,7 +221,7 @@ function report(cell: Cell, setting: CellSetting, sides: readonly Side[]): strin
         cpuOverProxy === undefined
           ? ''
           : proxy.cpuMs < minimumProxyCpuMs
-            ? `; CPU a call ${fixed(cpuOverProxy, 2)}x the proxy's (too few of the proxy's CPU ticks to judge)`
+            ? `; CPU a call ${proxy.cpuMs > 0 ? `${fixed(cpuOverProxy, 2)}x the proxy's ` : ''}(too few of the proxy's CPU ticks to judge)`
             : `; CPU a call ${judged(`${fixed(cpuOverProxy, 2)}x the proxy's`, cpuOverProxy <= maxCpuOverProxy, `<= ${maxCpuOverProxy}x`)}`;
       verdicts.push(`${label} (like-for-like with the proxy): ${againstDirect}; ${hop}${cpu}`);
       continue;
