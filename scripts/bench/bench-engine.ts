@@ -55,13 +55,14 @@ const withProxy = process.env['BENCH_PROXY'] === '1';
  */
 const withRouted = process.env['BENCH_ROUTED'] === '1';
 /**
- * BENCH_SYNC_WHOLE=1: two more targets in the sync cells. A platform whose model says
- * `syncAnswers: whole`: non-streamed calls reach the engine as whole answers, as the direct calls
- * do, instead of the stream the platform asks llama.cpp for by default. And direct calls that ask
- * for a stream and read it to its end: the engine's own work for the platform's default, so the
- * default's ratio to it is what the platform adds, apart from what streaming costs the engine.
+ * In the sync cells, two more targets (BENCH_SYNC_WHOLE=0 leaves them out). The platform as
+ * shipped asks llama.cpp for a stream even for a sync call and puts the answer together itself
+ * (so that a departed client frees its slot): the engine does more work for it than for direct
+ * calls or the proxy, which get whole answers. A platform whose model says `syncAnswers: whole`
+ * gets whole answers too: the like-for-like hop, judged against the proxy. And direct calls that
+ * ask for a stream and read it to its end: the engine's own work for the default.
  */
-const withSyncWhole = process.env['BENCH_SYNC_WHOLE'] === '1';
+const withSyncWhole = process.env['BENCH_SYNC_WHOLE'] !== '0';
 const messages = [{ role: 'user', content: 'Write a short story about a lighthouse keeper and a storm.' }];
 
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? '6');
@@ -139,6 +140,7 @@ interface Size {
   readonly proxyPrefix: string;
   readonly cells: readonly Cell[];
   readonly minimumRatio: number;
+  readonly judgedAgainst: 'proxy' | 'direct';
 }
 
 function llamaServerBinary(): string {
@@ -265,6 +267,7 @@ async function main(): Promise<void> {
         proxyPrefix: '',
         cells: tinyCells,
         minimumRatio: 0.95,
+        judgedAgainst: 'proxy',
       },
     ];
     if (withRealistic) {
@@ -278,6 +281,7 @@ async function main(): Promise<void> {
         proxyPrefix: '/realistic',
         cells: realisticCells,
         minimumRatio: 0.97,
+        judgedAgainst: 'direct',
       });
     }
     const [tiny] = sizes;
@@ -353,6 +357,7 @@ async function main(): Promise<void> {
         pids,
         enginePid: size.engine.pid(),
         minimumRatio: size.minimumRatio,
+        judgedAgainst: size.judgedAgainst,
         label: size.label,
         heading,
       };

@@ -34,6 +34,11 @@ async function rawEngine(answer: (request: SeenRequest, socket: Socket) => void)
   const requests: SeenRequest[] = [];
   const sockets: Socket[] = [];
   const server = createServer((socket) => {
+    // Without Nagle's delay, as Node's HTTP server and uvicorn send: bytes written after an answer
+    // then arrive at once, while their connection is idle. Held back until the ACK that comes with
+    // the next request, they would arrive after it was written, as its answer; HTTP/1.1 gives no
+    // client a way to tell those apart, so the tests of stray bytes send them at once.
+    socket.setNoDelay(true);
     const connection = sockets.push(socket) - 1;
     let buffered = Buffer.alloc(0);
     socket.on('error', () => undefined);
@@ -155,6 +160,29 @@ describe('engine exchange: an engine that closes the connection after each strea
       });
     }
   }
+});
+
+describe('engine exchange: connections kept alive after the engine closed one', () => {
+  it('after an answer that closes its connection (as llama.cpp does after 100 requests), the next calls reuse their new connections', async () => {
+    // The first answer says `connection: close` and its connection ends; every later one keeps its connection.
+    const engine = await rawEngine((_request, socket) => {
+      const keepsConnection = engine.requests.length > 1;
+      const answer = json(JSON.stringify({ n: engine.requests.length }), keepsConnection ? 'keep-alive: timeout=600\r\n' : '');
+      socket.write(keepsConnection ? answer : answer.replace('connection: keep-alive', 'connection: close'));
+      if (!keepsConnection) socket.end();
+    });
+    try {
+      const connection = engineSettings();
+      for (let call = 1; call <= 12; call += 1) {
+        assert.deepEqual(await postJson(connection, { url: `${engine.url}/v1/chat/completions`, body: {}, signal: new AbortController().signal }), { n: call });
+      }
+      // undici may open a second connection while the first is still marked busy; both are then kept.
+      const later = new Set(engine.requests.slice(1).map((request) => request.connection));
+      assert.ok(later.size <= 2, `the 11 calls after the close went over ${later.size} connections`);
+    } finally {
+      await engine.close();
+    }
+  });
 });
 
 describe('engine exchange: bytes an engine sends beyond its answer', () => {
@@ -305,7 +333,10 @@ describe('engine exchange: caps on what an engine sends', () => {
       const growth = process.memoryUsage().rss - before;
       assertEngineFailure(error, 'too-large', 'maxResponseBytes');
       assert.ok(growth < 150 * 1024 * 1024, `RSS grew by ${Math.round(growth / 1024 / 1024)} MB`);
-      await waitFor(() => engine.sockets.every((socket) => socket.destroyed || socket.readableEnded));
+      const closed = (socket: Socket | undefined) => socket === undefined || socket.destroyed || socket.readableEnded;
+      await waitFor(() => closed(engine.sockets[0]));
+      // undici opens a new connection for the pool after a request it aborted; idle, it closes after keepAliveTimeout (4 s).
+      await waitFor(() => engine.sockets.every(closed), 10_000);
     } finally {
       await engine.close();
     }

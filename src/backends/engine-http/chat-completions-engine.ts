@@ -21,10 +21,11 @@ export type ChatBodyBuilder = (request: ChatRequest, stream: boolean) => Record<
 
 /**
  * Whether a whole answer is asked for as a stream and put together here: yes for llama.cpp's
- * server, which notices that a client left only while it streams (a non-streamed call it keeps
- * decoding to the end, holding its slot, after the platform closed the connection); no for
- * servers that stop on a closed connection either way. `learn` starts with whole answers and
- * switches once an answer's `Server` header names llama.cpp.
+ * server, which reliably notices that a client left only while it streams (for a non-streamed
+ * call it checks the connection only when a one-second wait for results passes without any
+ * task's result, so on a busy server it keeps decoding, holding its slot, after the platform
+ * closed the connection); no for servers that stop on a closed connection either way. `learn`
+ * starts with whole answers and switches once an answer's `Server` header names llama.cpp.
  */
 export type SyncAnswers = 'streamed' | 'whole' | 'learn';
 

@@ -22,7 +22,7 @@ export const OpenAiCompatibleSettingsSchema = Type.Object(
     syncAnswers: Type.Optional(
       Type.Union([Type.Literal('streamed'), Type.Literal('whole')], {
         description:
-          "How a non-streamed chat call asks the engine: 'streamed' puts the answer together from a stream (llama.cpp's server stops decoding for a client that left only while it streams), 'whole' asks for the whole answer (more answers/s from llama-server, whose streaming costs it CPU, but a departed client's answer is decoded to its end). Default: streamed for llama.cpp (configured, or learned from its Server header), whole otherwise.",
+          "How a non-streamed chat call asks the engine: 'streamed' puts the answer together from a stream (llama.cpp's server reliably stops decoding for a client that left only while it streams), 'whole' asks for the whole answer (more answers/s from llama-server, whose streaming costs it CPU, but a departed client's answer may be decoded to its end). Default: streamed for llama.cpp (configured, or learned from its Server header), whole otherwise.",
       }),
     ),
     vision: Type.Optional(Type.Boolean({ description: 'The engine takes image/video/file content parts.' })),
