@@ -8,12 +8,13 @@ import { ocrModelPaths } from '../../../src/tools/ocr/ocr-models.ts';
 import { halfRangeNormalisation, inkedRegion, pixelRegion, writeResizedRegion } from '../../../src/tools/ocr/raster-ops.ts';
 import { inReadingOrder } from '../../../src/tools/ocr/reading-order.ts';
 import { simplifyPaddleGraph } from '../../../src/tools/ocr/simplify-paddle-graph.ts';
-import { quantizedRecognizer } from '../../../src/tools/ocr/recognition-quantization.ts';
+import { quantizedDetector, quantizedRecognizer } from '../../../src/tools/ocr/model-quantization.ts';
 import { withBestPathOutputs } from '../../../src/tools/ocr/best-path-outputs.ts';
 import { recognizeLines } from '../../../src/tools/ocr/text-recognition.ts';
 import { decodeImage } from '../../../src/tools/raster/decode-image.ts';
 import { renderPagePng } from '../../helpers/rendered-documents.ts';
-import { detectorInputSize } from '../../../src/tools/ocr/text-detection.ts';
+import { detectorInputSize, detectTextBoxes } from '../../../src/tools/ocr/text-detection.ts';
+import type { Box } from '../../../src/tools/layout/page-content.ts';
 
 describe('CTC decoding', () => {
   const dictionary = ['a', 'b', 'c'];
@@ -187,7 +188,7 @@ describe('graph simplification', () => {
   });
 });
 
-describe('recogniser quantization', () => {
+describe('model quantization', () => {
   it('reads a rendered line in 8 bits as the float network does', async () => {
     const paths = ocrModelPaths();
     const original = new Uint8Array(await readFile(paths.recognition));
@@ -210,8 +211,35 @@ describe('recogniser quantization', () => {
     assert.ok(Math.abs((actual?.confidence ?? 0) - expected.confidence) < 0.02, `${actual?.confidence} vs ${expected.confidence}`);
   });
 
+  it('finds the same lines in 8 bits as the float detector, each box within a few pixels', async () => {
+    const original = new Uint8Array(await readFile(ocrModelPaths().detection));
+    const { model } = simplifyPaddleGraph(original);
+    const quantized = quantizedDetector(original, model);
+    assert.notEqual(quantized, model, 'the installed model is the calibrated one');
+    const options = { intraOpNumThreads: 1 };
+    const [float, integer] = await Promise.all([InferenceSession.create(model, options), InferenceSession.create(quantized, options)]);
+    const items = ['Quarterly results by region', 'North 1    1284    $912.40', 'Please return the signed contract to our office.'].map((text, line) => ({
+      text,
+      x: 60 + line * 40,
+      y: 50 + line * 70,
+      size: 20 + line * 4,
+    }));
+    const raster = await decodeImage(await renderPagePng({ width: 900, height: 300, items }));
+    const detect = (session: InferenceSession) =>
+      detectTextBoxes(session, raster, { sideLimit: 1280, binaryThreshold: 0.3, boxThreshold: 0.6, unclipRatio: 2 });
+    const [expected, actual] = [await detect(float), await detect(integer)];
+    assert.equal(expected.length, 3);
+    assert.equal(actual.length, expected.length);
+    const edges = (box: Box) => [box.x0, box.y0, box.x1, box.y1];
+    for (const box of expected) {
+      const nearest = Math.min(...actual.map((other) => Math.max(...edges(box).map((edge, index) => Math.abs(edge - (edges(other)[index] ?? 0))))));
+      assert.ok(nearest <= 8, `a box moved by ${nearest} pixels`);
+    }
+  });
+
   it('leaves a model it was not calibrated on in floats', () => {
     const simplified = new Uint8Array([1, 2, 3]);
     assert.equal(quantizedRecognizer(new Uint8Array([4, 5, 6]), simplified), simplified);
+    assert.equal(quantizedDetector(new Uint8Array([4, 5, 6]), simplified), simplified);
   });
 });
