@@ -42,6 +42,21 @@ describe('CTC decoding', () => {
     assert.ok(Math.abs(decoded.confidence - (0.9 + 0.7 + 0.6 + 0.5 + 1) / 5) < 1e-6);
   });
 
+  it('drops spaces at either end, and their probabilities from the confidence', () => {
+    const { classes, probabilities } = steps([
+      [4, 0.3],
+      [0, 0.9],
+      [1, 0.9],
+      [4, 0.6],
+      [2, 0.7],
+      [4, 0.2],
+    ]);
+    const decoded = decodeCtc(classes, probabilities, 0, 6, dictionary);
+    assert.equal(decoded.text, 'a b');
+    assert.ok(Math.abs(decoded.confidence - (0.9 + 0.6 + 0.7) / 3) < 1e-6);
+    assert.deepEqual(decodeCtc(classes, probabilities, 5, 1, dictionary), { text: '', confidence: 0 });
+  });
+
   it('reads one line of a batch from its offset', () => {
     const { classes, probabilities } = steps([
       [0, 1],
