@@ -21,8 +21,8 @@ export interface OcrSessionOptions {
   /** Threads one model may use for one inference. */
   readonly threads: number;
   /**
-   * Run the detector's and recogniser's convolutions in 8 bits where the calibrated ranges are of
-   * these models (model-quantization.ts); default true.
+   * Run the detector and the recogniser in 8 bits where the calibrated ranges are of these models
+   * (model-quantization.ts); default true.
    */
   readonly quantize?: boolean;
 }

@@ -20,7 +20,7 @@ export function pointwiseConvolutions(graph: OnnxGraph): GraphNode[] {
 
 /**
  * Every ungrouped convolution, whatever its kernel: in PP-OCR's detector the 3×3 ones of the
- * feature pyramid cost the most, and 8-bit kernels speed those up as much as the 1×1 ones.
+ * feature pyramid cost the most, and 8-bit kernels speed those up too.
  */
 export function ungroupedConvolutions(graph: OnnxGraph): GraphNode[] {
   return graph.nodes.filter((node) => {
