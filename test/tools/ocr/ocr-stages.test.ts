@@ -149,6 +149,23 @@ describe('raster operations', () => {
     assert.deepEqual([...part], expected);
   });
 
+  it('fills rows between paper rows with paper and samples the rows that touch ink', () => {
+    // 3×4 pixels: white but for a black row 2 and a black pixel in column 2, left out of the region.
+    const data = new Uint8ClampedArray(3 * 4 * 4).fill(255);
+    data.set([0, 0, 0, 255, 0, 0, 0, 255], 2 * 3 * 4);
+    data.set([0, 0, 0, 255], (0 * 3 + 2) * 4);
+    const tensor = new Float32Array(3 * 2 * 8);
+    writeResizedRegion({ width: 3, height: 4, data }, { x: 0, y: 0, width: 2, height: 4 }, { width: 2, height: 8 }, halfRangeNormalisation, {
+      tensor,
+      batchIndex: 0,
+      tensorWidth: 2,
+      tensorHeight: 8,
+    });
+    // Output rows sit at source rows 0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75 and 3 (clamped).
+    const plane = [1, 1, 1, 1, 1, 1, 0.5, 0.5, -0.5, -0.5, -0.5, -0.5, 0.5, 0.5, 1, 1];
+    [...tensor].forEach((value, index) => assert.ok(Math.abs(value - (plane[index % 16] ?? 0)) < 1e-6, `cell ${index}: ${value}`));
+  });
+
   it('finds the inked part of a raster, and none on a blank one', () => {
     const page = { width: 6, height: 5, data: new Uint8ClampedArray(6 * 5 * 4).fill(255) };
     assert.equal(inkedRegion(page), null);
