@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { InferenceSession } from 'onnxruntime-node';
 import { ocrModelPaths } from './ocr-model-paths.ts';
 import { withBestPathOutputs } from './best-path-outputs.ts';
-import { quantizedRecognizer } from './recognition-quantization.ts';
+import { quantizedDetector, quantizedRecognizer } from './model-quantization.ts';
 import { simplifyPaddleGraph } from './simplify-paddle-graph.ts';
 import { recognizerClasses } from './text-recognition.ts';
 
@@ -21,8 +21,8 @@ export interface OcrSessionOptions {
   /** Threads one model may use for one inference. */
   readonly threads: number;
   /**
-   * Run the recogniser's pointwise convolutions in 8 bits where its calibrated ranges are of this
-   * model (recognition-quantization.ts); default true.
+   * Run the detector and the recogniser in 8 bits where the calibrated ranges are of these models
+   * (model-quantization.ts); default true.
    */
   readonly quantize?: boolean;
 }
@@ -42,7 +42,7 @@ export async function loadOcrModels(options: OcrSessionOptions, paths = ocrModel
     return InferenceSession.create(rewrite(original, simplifyPaddleGraph(original).model), sessionOptions);
   };
   const [detection, recognition, classification, dictionaryText] = await Promise.all([
-    session(paths.detection),
+    session(paths.detection, (original, simplified) => (options.quantize === false ? simplified : quantizedDetector(original, simplified))),
     session(paths.recognition, (original, simplified) =>
       withBestPathOutputs(options.quantize === false ? simplified : quantizedRecognizer(original, simplified)),
     ),

@@ -12,6 +12,7 @@ const nodeInput = 1;
 const nodeOutput = 2;
 const nodeOpType = 4;
 const nodeAttribute = 5;
+const nodeDomain = 7;
 const attributeName = 1;
 const attributeFloat = 2;
 const attributeInteger = 3;
@@ -67,6 +68,8 @@ export class OnnxGraph {
   readonly #addedOutputs: string[] = [];
   /** NodeProtos added by `appendNode`, written after the model's own. */
   readonly #addedNodes: Uint8Array[] = [];
+  /** Operator sets (domain → version) added by `importOpset`, written after the model's own. */
+  readonly #addedOpsets = new Map<string, number>();
   /** The default domain's opset version `toBytes` writes, when set by `setOpsetVersion`. */
   #opsetVersion: number | undefined;
 
@@ -187,6 +190,16 @@ export class OnnxGraph {
     this.#opsetVersion = version;
   }
 
+  /** Declares an operator set of another domain (e.g. onnxruntime's com.microsoft) unless the model does. */
+  importOpset(domain: string, version: number): void {
+    const declared = this.#modelFields.some((field) => {
+      if (field.number !== modelOpset) return false;
+      const name = readFields(this.#bytes, field.start, field.end).find((item) => item.number === opsetDomain);
+      return name !== undefined && fieldText(this.#bytes, name) === domain;
+    });
+    if (!declared) this.#addedOpsets.set(domain, version);
+  }
+
   /** The model's bytes with every change applied. */
   toBytes(): Uint8Array {
     const graphParts = this.#graphFields.map((field) => {
@@ -199,15 +212,18 @@ export class OnnxGraph {
     const addedNodes = this.#addedNodes.map((node) => lengthDelimited(graphNode, node));
     const addedOutputs = this.#addedOutputs.map((name) => lengthDelimited(graphOutput, textField(valueName, name)));
     const graph = lengthDelimited(modelGraph, concatBytes([...graphParts, ...addedNodes, ...addedOutputs]));
-    return concatBytes(
-      this.#modelFields.map((field) => {
+    return concatBytes([
+      ...this.#modelFields.map((field) => {
         if (field === this.#graphField) return graph;
         if (field.number === modelOpset && this.#opsetVersion !== undefined && this.#isDefaultDomain(field)) {
           return lengthDelimited(modelOpset, varintField(opsetVersion, this.#opsetVersion));
         }
         return this.#bytes.subarray(field.at, field.end);
       }),
-    );
+      ...[...this.#addedOpsets].map(([domain, version]) =>
+        lengthDelimited(modelOpset, concatBytes([textField(opsetDomain, domain), varintField(opsetVersion, version)])),
+      ),
+    ]);
   }
 
   /** Gives the node new outputs (keeping the value-to-producer index right). */
@@ -288,13 +304,20 @@ export function encodeConstant(output: string, dimensions: readonly number[], va
   return encodeNode('Constant', [], [output], [encodeTensorAttribute({ dimensions, values })]);
 }
 
-/** A NodeProto's bytes, for nodes that replace others. */
-export function encodeNode(opType: string, inputs: readonly string[], outputs: readonly string[], attributes: readonly Uint8Array[] = []): Uint8Array {
+/** A NodeProto's bytes, for nodes that replace others; `domain` for an operator outside ONNX's own. */
+export function encodeNode(
+  opType: string,
+  inputs: readonly string[],
+  outputs: readonly string[],
+  attributes: readonly Uint8Array[] = [],
+  domain?: string,
+): Uint8Array {
   return concatBytes([
     ...inputs.map((input) => textField(nodeInput, input)),
     ...outputs.map((output) => textField(nodeOutput, output)),
     textField(nodeOpType, opType),
     ...attributes.map((attribute) => lengthDelimited(nodeAttribute, attribute)),
+    ...(domain === undefined ? [] : [textField(nodeDomain, domain)]),
   ]);
 }
 

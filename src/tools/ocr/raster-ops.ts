@@ -111,11 +111,21 @@ export function writeResizedRegion(
     right[column] = (columns.high[column] as number) * 4;
   }
   const across = columns.weight;
+  // Rows between two rows of blank paper are paper themselves (255 interpolates to 255): most of a
+  // page lies between its lines, so those rows are filled without sampling.
+  const paper = paperRows(raster, region.y, region.height, columns);
+  const [paperBlue, paperGreen, paperRed] = [255 * blueScale - blueOffset, 255 * greenScale - greenOffset, 255 * redScale - redOffset];
   for (let row = 0; row < height; row++) {
+    const rowStart = base + row * placement.tensorWidth;
+    if (paper(rows.low[row] as number) && paper(rows.high[row] as number)) {
+      tensor.fill(paperBlue, rowStart, rowStart + width);
+      tensor.fill(paperGreen, rowStart + plane, rowStart + plane + width);
+      tensor.fill(paperRed, rowStart + 2 * plane, rowStart + 2 * plane + width);
+      continue;
+    }
     const top = (rows.low[row] as number) * stride;
     const bottom = (rows.high[row] as number) * stride;
     const down = rows.weight[row] as number;
-    const rowStart = base + row * placement.tensorWidth;
     for (let column = 0; column < width; column++) {
       const topLeft = top + (left[column] as number);
       const topRight = top + (right[column] as number);
@@ -137,6 +147,31 @@ function bilinear(source: Uint8ClampedArray, topLeft: number, topRight: number, 
   const upper = upperLeft + ((source[topRight] as number) - upperLeft) * along;
   const lower = lowerLeft + ((source[bottomRight] as number) - lowerLeft) * along;
   return upper + (lower - upper) * down;
+}
+
+/**
+ * Whether a raster row is white (every byte 255, alpha included) across the columns the samples
+ * read; each row of the region is looked at once, when first asked about.
+ */
+function paperRows(raster: RasterImage, firstRow: number, rowCount: number, columns: AxisSamples): (row: number) => boolean {
+  let from = raster.width;
+  let to = 0;
+  for (let index = 0; index < columns.low.length; index++) {
+    from = Math.min(from, columns.low[index] as number);
+    to = Math.max(to, (columns.high[index] as number) + 1);
+  }
+  const known = new Uint8Array(rowCount); // 0 not yet looked at, 1 paper, 2 not
+  const data = raster.data;
+  return (row) => {
+    const slot = row - firstRow;
+    if (known[slot] === 0) {
+      const end = (row * raster.width + to) * 4;
+      let blank = true;
+      for (let at = (row * raster.width + from) * 4; blank && at < end; at++) blank = data[at] === 255;
+      known[slot] = blank ? 1 : 2;
+    }
+    return known[slot] === 1;
+  };
 }
 
 interface AxisSamples {

@@ -1,51 +1,46 @@
-import jpeg from 'jpeg-js';
-import { PNG } from 'pngjs';
+import sharp from 'sharp';
 import type { RasterImage } from '../layout/page-content.ts';
 
 /** Larger images are refused before their pixels are allocated (a 10 MB PNG can claim any size). */
 const maxPixels = 40_000_000;
 
+// Client images are decoded once and never kept (no cache), on the calling thread's share of the
+// host: OCR runs one page per core already, so libvips' own thread pool would only contend with it.
+sharp.cache(false);
+sharp.concurrency(1);
+
 /**
- * The pixels of a PNG or JPEG; throws on bytes that do not decode. Decoded in JavaScript
- * (pngjs, jpeg-js), not by the native canvas: the documents come from clients, and the canvas
- * library crashes the whole process on some damaged PNGs instead of throwing.
+ * The pixels of a PNG or JPEG, RGBA with any transparency composed onto white paper; throws on
+ * bytes that do not decode. Decoded by libvips (sharp), which reports damaged or truncated files
+ * as errors rather than crashing the process, as the canvas library does on some damaged PNGs.
+ * Only the two formats are accepted: libvips reads many more (SVG among them), which clients'
+ * documents have no reason to reach.
  */
 export async function decodeImage(bytes: Uint8Array): Promise<RasterImage> {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const decoded = buffer[0] === 0xff && buffer[1] === 0xd8 ? decodeJpeg(buffer) : decodePng(buffer);
-  if (decoded.width === 0 || decoded.height === 0) throw new Error('the image has no pixels');
-  return { width: decoded.width, height: decoded.height, data: onWhite(decoded.data) };
+  if (!isPng(bytes) && !isJpeg(bytes)) throw new Error('the bytes are neither a PNG nor a JPEG');
+  const { data, info } = await sharp(bytes, { limitInputPixels: maxPixels, failOn: 'truncated' })
+    .flatten({ background: '#ffffff' })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true })
+    .catch((error: unknown) => {
+      throw new Error(describe(error));
+    });
+  if (info.channels !== 4) throw new Error(`the image decoded to ${info.channels} channels, not RGBA`);
+  return { width: info.width, height: info.height, data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength) };
 }
 
-function decodePng(buffer: Buffer): { width: number; height: number; data: Uint8Array } {
-  const header = readPngSize(buffer);
-  if (header.width * header.height > maxPixels)
-    throw new Error(`the image is ${header.width}×${header.height} pixels, more than ${maxPixels / 1_000_000} million`);
-  const png = PNG.sync.read(buffer);
-  return { width: png.width, height: png.height, data: png.data };
+function isPng(bytes: Uint8Array): boolean {
+  return bytes.length >= 8 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47;
 }
 
-function decodeJpeg(buffer: Buffer): { width: number; height: number; data: Uint8Array } {
-  return jpeg.decode(buffer, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: maxPixels / 1_000_000, maxMemoryUsageInMB: 512 });
+function isJpeg(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
 }
 
-/** The size an IHDR chunk claims, read before decoding. */
-function readPngSize(buffer: Buffer): { width: number; height: number } {
-  if (buffer.length < 24 || buffer.toString('latin1', 12, 16) !== 'IHDR') throw new Error('the PNG has no header chunk');
-  return { width: buffer.readUInt32BE(16), height: buffer.readUInt32BE(20) };
-}
-
-/** RGBA with transparent pixels composed onto white paper (PNG alpha; JPEG has none). */
-function onWhite(data: Uint8Array): Uint8ClampedArray {
-  const pixels = new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength);
-  for (let index = 0; index < pixels.length; index += 4) {
-    const alpha = pixels[index + 3] ?? 255;
-    if (alpha === 255) continue;
-    const paper = 255 * (1 - alpha / 255);
-    pixels[index] = (pixels[index] ?? 0) * (alpha / 255) + paper;
-    pixels[index + 1] = (pixels[index + 1] ?? 0) * (alpha / 255) + paper;
-    pixels[index + 2] = (pixels[index + 2] ?? 0) * (alpha / 255) + paper;
-    pixels[index + 3] = 255;
-  }
-  return pixels;
+/** libvips' message, first line only (later lines repeat loader internals). */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const firstLine = (message.split('\n')[0] ?? '').replace(/[:\s]+$/, '');
+  return firstLine === '' ? 'the image does not decode' : firstLine;
 }

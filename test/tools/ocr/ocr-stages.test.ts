@@ -8,12 +8,13 @@ import { ocrModelPaths } from '../../../src/tools/ocr/ocr-models.ts';
 import { halfRangeNormalisation, inkedRegion, pixelRegion, writeResizedRegion } from '../../../src/tools/ocr/raster-ops.ts';
 import { inReadingOrder } from '../../../src/tools/ocr/reading-order.ts';
 import { simplifyPaddleGraph } from '../../../src/tools/ocr/simplify-paddle-graph.ts';
-import { quantizedRecognizer } from '../../../src/tools/ocr/recognition-quantization.ts';
+import { quantizedDetector, quantizedRecognizer } from '../../../src/tools/ocr/model-quantization.ts';
 import { withBestPathOutputs } from '../../../src/tools/ocr/best-path-outputs.ts';
 import { recognizeLines } from '../../../src/tools/ocr/text-recognition.ts';
 import { decodeImage } from '../../../src/tools/raster/decode-image.ts';
 import { renderPagePng } from '../../helpers/rendered-documents.ts';
-import { detectorInputSize } from '../../../src/tools/ocr/text-detection.ts';
+import { detectorInputSize, detectTextBoxes } from '../../../src/tools/ocr/text-detection.ts';
+import type { Box } from '../../../src/tools/layout/page-content.ts';
 
 describe('CTC decoding', () => {
   const dictionary = ['a', 'b', 'c'];
@@ -39,6 +40,21 @@ describe('CTC decoding', () => {
     const decoded = decodeCtc(classes, probabilities, 0, 8, dictionary);
     assert.equal(decoded.text, 'aab c');
     assert.ok(Math.abs(decoded.confidence - (0.9 + 0.7 + 0.6 + 0.5 + 1) / 5) < 1e-6);
+  });
+
+  it('drops spaces at either end, and their probabilities from the confidence', () => {
+    const { classes, probabilities } = steps([
+      [4, 0.3],
+      [0, 0.9],
+      [1, 0.9],
+      [4, 0.6],
+      [2, 0.7],
+      [4, 0.2],
+    ]);
+    const decoded = decodeCtc(classes, probabilities, 0, 6, dictionary);
+    assert.equal(decoded.text, 'a b');
+    assert.ok(Math.abs(decoded.confidence - (0.9 + 0.6 + 0.7) / 3) < 1e-6);
+    assert.deepEqual(decodeCtc(classes, probabilities, 5, 1, dictionary), { text: '', confidence: 0 });
   });
 
   it('reads one line of a batch from its offset', () => {
@@ -133,6 +149,23 @@ describe('raster operations', () => {
     assert.deepEqual([...part], expected);
   });
 
+  it('fills rows between paper rows with paper and samples the rows that touch ink', () => {
+    // 3×4 pixels: white but for a black row 2 and a black pixel in column 2, left out of the region.
+    const data = new Uint8ClampedArray(3 * 4 * 4).fill(255);
+    data.set([0, 0, 0, 255, 0, 0, 0, 255], 2 * 3 * 4);
+    data.set([0, 0, 0, 255], (0 * 3 + 2) * 4);
+    const tensor = new Float32Array(3 * 2 * 8);
+    writeResizedRegion({ width: 3, height: 4, data }, { x: 0, y: 0, width: 2, height: 4 }, { width: 2, height: 8 }, halfRangeNormalisation, {
+      tensor,
+      batchIndex: 0,
+      tensorWidth: 2,
+      tensorHeight: 8,
+    });
+    // Output rows sit at source rows 0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75 and 3 (clamped).
+    const plane = [1, 1, 1, 1, 1, 1, 0.5, 0.5, -0.5, -0.5, -0.5, -0.5, 0.5, 0.5, 1, 1];
+    [...tensor].forEach((value, index) => assert.ok(Math.abs(value - (plane[index % 16] ?? 0)) < 1e-6, `cell ${index}: ${value}`));
+  });
+
   it('finds the inked part of a raster, and none on a blank one', () => {
     const page = { width: 6, height: 5, data: new Uint8ClampedArray(6 * 5 * 4).fill(255) };
     assert.equal(inkedRegion(page), null);
@@ -187,7 +220,7 @@ describe('graph simplification', () => {
   });
 });
 
-describe('recogniser quantization', () => {
+describe('model quantization', () => {
   it('reads a rendered line in 8 bits as the float network does', async () => {
     const paths = ocrModelPaths();
     const original = new Uint8Array(await readFile(paths.recognition));
@@ -210,8 +243,35 @@ describe('recogniser quantization', () => {
     assert.ok(Math.abs((actual?.confidence ?? 0) - expected.confidence) < 0.02, `${actual?.confidence} vs ${expected.confidence}`);
   });
 
+  it('finds the same lines in 8 bits as the float detector, each box within a few pixels', async () => {
+    const original = new Uint8Array(await readFile(ocrModelPaths().detection));
+    const { model } = simplifyPaddleGraph(original);
+    const quantized = quantizedDetector(original, model);
+    assert.notEqual(quantized, model, 'the installed model is the calibrated one');
+    const options = { intraOpNumThreads: 1 };
+    const [float, integer] = await Promise.all([InferenceSession.create(model, options), InferenceSession.create(quantized, options)]);
+    const items = ['Quarterly results by region', 'North 1    1284    $912.40', 'Please return the signed contract to our office.'].map((text, line) => ({
+      text,
+      x: 60 + line * 40,
+      y: 50 + line * 70,
+      size: 20 + line * 4,
+    }));
+    const raster = await decodeImage(await renderPagePng({ width: 900, height: 300, items }));
+    const detect = (session: InferenceSession) =>
+      detectTextBoxes(session, raster, { sideLimit: 1280, binaryThreshold: 0.3, boxThreshold: 0.6, unclipRatio: 2 });
+    const [expected, actual] = [await detect(float), await detect(integer)];
+    assert.equal(expected.length, 3);
+    assert.equal(actual.length, expected.length);
+    const edges = (box: Box) => [box.x0, box.y0, box.x1, box.y1];
+    for (const box of expected) {
+      const nearest = Math.min(...actual.map((other) => Math.max(...edges(box).map((edge, index) => Math.abs(edge - (edges(other)[index] ?? 0))))));
+      assert.ok(nearest <= 8, `a box moved by ${nearest} pixels`);
+    }
+  });
+
   it('leaves a model it was not calibrated on in floats', () => {
     const simplified = new Uint8Array([1, 2, 3]);
     assert.equal(quantizedRecognizer(new Uint8Array([4, 5, 6]), simplified), simplified);
+    assert.equal(quantizedDetector(new Uint8Array([4, 5, 6]), simplified), simplified);
   });
 });
