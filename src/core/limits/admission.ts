@@ -178,13 +178,13 @@ export class Admission {
 
   /**
    * A completed call's usage (the usage recorder calls this for every record): adds its tokens to
-   * the key's token quota window. Never rejects; failures are logged.
+   * the key's token quota window, in the background; failures are logged.
    */
-  recordUsage(record: UsageRecord): Promise<void> {
-    // A key seen moments ago without a token quota has nothing to count: no promise of its own.
-    const known = this.#policies.get(record.keyId);
-    if (known !== undefined && this.#now() - known.seenAt < policyCacheMs && known.policy?.quota?.tokens === undefined) return nothingToDo;
-    return this.#recordUsage(record);
+  recordUsage(record: UsageRecord): void {
+    // A key seen moments ago without a token quota has no window to add to.
+    const known = this.#freshlySeen(record.keyId);
+    if (known !== undefined && known.policy?.quota?.tokens === undefined) return;
+    void this.#recordUsage(record);
   }
 
   async #recordUsage(record: UsageRecord): Promise<void> {
@@ -304,11 +304,17 @@ export class Admission {
   }
 
   async #policy(keyId: string): Promise<KeyPolicy | undefined> {
-    const known = this.#policies.get(keyId);
-    if (known !== undefined && this.#now() - known.seenAt < policyCacheMs) return known.policy;
+    const known = this.#freshlySeen(keyId);
+    if (known !== undefined) return known.policy;
     const policy = await this.#policyOf(keyId);
     this.#remember({ id: keyId, policy });
     return policy;
+  }
+
+  /** The key's remembered policy while it is fresh (seen within policyCacheMs). */
+  #freshlySeen(keyId: string): { readonly policy: KeyPolicy | undefined } | undefined {
+    const known = this.#policies.get(keyId);
+    return known !== undefined && this.#now() - known.seenAt < policyCacheMs ? known : undefined;
   }
 
   #remember(key: AdmittedKey): void {
@@ -329,8 +335,6 @@ export class Admission {
     await Promise.all([renewSlots(), this.#credit.renew()]);
   }
 }
-
-const nothingToDo = Promise.resolve();
 
 /** The rate counter of a key for the minute of `now`. */
 function ratePart(keyId: string, limit: number, now: number): CounterPart {

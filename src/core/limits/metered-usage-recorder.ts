@@ -17,7 +17,6 @@ export class MeteredUsageRecorder extends UsageRecorder {
 
   override record(record: UsageRecord): void {
     super.record(record);
-    // Never rejects: a failure to count is logged by admission.
-    void this.#admission.recordUsage(record);
+    this.#admission.recordUsage(record);
   }
 }
