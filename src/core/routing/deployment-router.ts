@@ -37,10 +37,10 @@ export interface DeploymentState {
 
 const noneTried: readonly RoutedDeployment[] = [];
 
-/** `call`'s promise, or its synchronous throw as a rejected one. */
-function started<Result>(call: (deployment: RoutedDeployment) => Promise<Result>, deployment: RoutedDeployment): Promise<Result> {
+/** `attempt`'s promise, or its synchronous throw as a rejected one (an engine method may throw before its promise). */
+function started<Result>(attempt: () => Promise<Result>): Promise<Result> {
   try {
-    return call(deployment);
+    return attempt();
   } catch (error) {
     return Promise.reject(error as Error);
   }
@@ -93,44 +93,21 @@ export class DeploymentRouter {
     call: (deployment: RoutedDeployment) => Promise<Result>,
     served: (deployment: RoutedDeployment) => void,
   ): Promise<Result> {
-    return this.#callFrom(signal, usable, call, served, noneTried, undefined);
-  }
-
-  /**
-   * One try of `call`, as a promise chain that, after a failure another deployment may take,
-   * makes the next try (`tried`: the deployments tried before, `lastError`: the last one's
-   * failure). The failover of #failover, written out: every sync engine call passes here, and an
-   * async loop with an attempt of its own holds more per call than this chain.
-   */
-  #callFrom<Result>(
-    signal: AbortSignal,
-    usable: Usable,
-    call: (deployment: RoutedDeployment) => Promise<Result>,
-    served: (deployment: RoutedDeployment) => void,
-    tried: readonly RoutedDeployment[],
-    lastError: unknown,
-  ): Promise<Result> {
-    if (signal.aborted) return Promise.reject(signal.reason as Error);
-    const chosen = tried.length < this.#routing.maxAttempts ? this.#choose(usable, tried) : undefined;
-    if (chosen === undefined) return Promise.reject(lastError ?? this.#noneAvailable());
-    const { deployment } = chosen;
-    const attempt = (release: () => void): Promise<Result> =>
-      started(call, deployment).then(
+    return this.#failover(signal, usable, (chosen, release) =>
+      started(() => call(chosen.deployment)).then(
         (result) => {
           release();
-          deployment.health.succeeded(chosen.trial);
-          served(deployment);
+          chosen.deployment.health.succeeded(chosen.trial);
+          served(chosen.deployment);
           return result;
         },
         (error: unknown) => {
           release();
           this.#judge(chosen, signal, error);
-          if (signal.aborted || !isFailoverEligible(error)) throw error;
-          return this.#callFrom(signal, usable, call, served, withTried(tried, deployment), error);
+          throw error;
         },
-      );
-    const entered = this.#enter(chosen, signal);
-    return entered instanceof Promise ? entered.then(attempt) : attempt(entered);
+      ),
+    );
   }
 
   /**
@@ -179,29 +156,28 @@ export class DeploymentRouter {
 
   /**
    * Tries `attempt` on one deployment after another (each at most once, up to `maxAttempts`, while
-   * the signal is live), moving on only after a failover-eligible failure. `attempt` owns the
-   * deployment's slot (`release`) and tells its health.
+   * the signal is live), moving on only after a failover-eligible failure (`tried`: the deployments
+   * tried before, `lastError`: the last one's failure). `attempt` owns the deployment's slot
+   * (`release`), tells its health and fails by rejecting, never by throwing. A promise chain rather than an async loop: every engine call
+   * passes here, and the chain holds less per call.
    */
-  async #failover<Result>(signal: AbortSignal, usable: Usable, attempt: (chosen: Chosen, release: () => void) => Promise<Result>): Promise<Result> {
-    // Most models have one or two deployments: an array is a smaller thing to make per call than
-    // a Set, and none is made until a deployment has been tried.
-    let tried: readonly RoutedDeployment[] = noneTried;
-    let lastError: unknown;
-    for (let count = 0; count < this.#routing.maxAttempts; count += 1) {
-      signal.throwIfAborted();
-      const chosen = this.#choose(usable, tried);
-      if (chosen === undefined) break;
-      tried = withTried(tried, chosen.deployment);
-      const entered = this.#enter(chosen, signal);
-      const release = entered instanceof Promise ? await entered : entered;
-      try {
-        return await attempt(chosen, release);
-      } catch (error) {
-        if (signal.aborted || !isFailoverEligible(error)) throw error;
-        lastError = error;
-      }
-    }
-    throw lastError ?? this.#noneAvailable();
+  #failover<Result>(
+    signal: AbortSignal,
+    usable: Usable,
+    attempt: (chosen: Chosen, release: () => void) => Promise<Result>,
+    tried: readonly RoutedDeployment[] = noneTried,
+    lastError?: unknown,
+  ): Promise<Result> {
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    const chosen = tried.length < this.#routing.maxAttempts ? this.#choose(usable, tried) : undefined;
+    if (chosen === undefined) return Promise.reject(lastError ?? this.#noneAvailable());
+    const moveOn = (error: unknown): Promise<Result> => {
+      if (signal.aborted || !isFailoverEligible(error)) throw error;
+      return this.#failover(signal, usable, attempt, withTried(tried, chosen.deployment), error);
+    };
+    const attemptOn = (release: () => void): Promise<Result> => attempt(chosen, release).then(undefined, moveOn);
+    const entered = this.#enter(chosen, signal);
+    return entered instanceof Promise ? entered.then(attemptOn) : attemptOn(entered);
   }
 
   states(): DeploymentState[] {
