@@ -42,7 +42,8 @@ export function toChatCompletion(header: ChatAnswerHeader, result: ChatResult) {
     usage: toWireUsage(result.usage),
   };
   if (header.webSearch !== undefined) completion.web_search = header.webSearch;
-  if (result.finishReason === 'sensitive') completion.content_filter = [...flaggedWithoutLevel('assistant')];
+  const contentFilter = contentFilterOf(result.finishReason);
+  if (contentFilter !== undefined) completion.content_filter = contentFilter;
   return completion;
 }
 
@@ -68,8 +69,8 @@ interface WireCompletion {
  * An answer that ended `sensitive` says what was flagged (docs/wire.md §3.2): the answer itself.
  * Engines report only that they stopped, so the verdict has no severity of their own.
  */
-function contentFilterOf(reason: FinishReason) {
-  return reason === 'sensitive' ? { content_filter: [...flaggedWithoutLevel('assistant')] } : {};
+function contentFilterOf(reason: FinishReason): ContentFilterVerdict[] | undefined {
+  return reason === 'sensitive' ? [...flaggedWithoutLevel('assistant')] : undefined;
 }
 
 /** A delta of a streamed answer (docs/wire.md §3.2): every delta says role assistant. */
@@ -97,6 +98,7 @@ export function toChunk(header: ChatAnswerHeader, delta: WireDelta) {
 
 /** The last chunk: finish_reason, role assistant with empty content, usage (docs/wire.md §3.2), and content_filter when sensitive. */
 export function toFinalChunk(header: ChatAnswerHeader, reason: FinishReason, usage: ChatUsage) {
+  const contentFilter = contentFilterOf(reason);
   return {
     id: header.id,
     created: header.created,
@@ -104,6 +106,6 @@ export function toFinalChunk(header: ChatAnswerHeader, reason: FinishReason, usa
     choices: [{ index: 0, delta: { role: 'assistant' as const, content: '' }, finish_reason: reason }],
     usage: toWireUsage(usage),
     ...(header.webSearch === undefined ? {} : { web_search: header.webSearch }),
-    ...contentFilterOf(reason),
+    ...(contentFilter === undefined ? {} : { content_filter: contentFilter }),
   };
 }
