@@ -1,3 +1,4 @@
+import { quantizeWeightsPerChannel } from './weight-quantization.ts';
 import { encodeConstant, encodeNode, type GraphNode, type OnnxGraph } from './onnx-graph.ts';
 
 /** The smallest and largest value a tensor took while the network read the calibration lines. */
@@ -89,17 +90,16 @@ function quantize(graph: OnnxGraph, convolution: GraphNode, { input: inputRange,
   if (weight === null || inputAffine === null || outputAffine === null || (biasName !== undefined && bias === null)) return false;
   const channels = weight.dimensions[0] ?? 0;
   const perChannel = weight.values.length / channels;
-  const weightScales = new Float32Array(channels);
-  const weights = new Int8Array(weight.values.length);
+  const { weights, scales: weightScales } = quantizeWeightsPerChannel(
+    weight.values,
+    channels,
+    perChannel,
+    (channel, position) => channel * perChannel + position,
+    weightLimit,
+  );
   const biases = new Int32Array(channels);
-  for (let channel = 0; channel < channels; channel++) {
-    const row = weight.values.subarray(channel * perChannel, (channel + 1) * perChannel);
-    const largest = row.reduce((most, value) => Math.max(most, Math.abs(value)), 0);
-    const scale = largest === 0 ? 1 : largest / weightLimit;
-    weightScales[channel] = scale;
-    row.forEach((value, index) => (weights[channel * perChannel + index] = Math.round(value / scale)));
-    biases[channel] = Math.round((bias?.values[channel] ?? 0) / (inputAffine.scale * scale));
-  }
+  for (let channel = 0; channel < channels; channel++)
+    biases[channel] = Math.round((bias?.values[channel] ?? 0) / (inputAffine.scale * (weightScales[channel] ?? 1)));
   const name = (part: string) => `${output}/quantized/${part}`;
   convolution.before.push(
     encodeConstant(name('input_scale'), [], Float32Array.of(inputAffine.scale)),

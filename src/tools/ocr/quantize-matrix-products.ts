@@ -1,4 +1,5 @@
 import { encodeConstant, encodeNode, type GraphNode, type OnnxGraph } from './onnx-graph.ts';
+import { quantizeWeightsPerChannel } from './weight-quantization.ts';
 
 /** onnxruntime's own operators (DynamicQuantizeMatMul), beside ONNX's. */
 const runtimeDomain = 'com.microsoft';
@@ -27,15 +28,7 @@ function quantize(graph: OnnxGraph, product: GraphNode, weightLimit: number): bo
   const weight = graph.floatConstant(weightName);
   if (input === undefined || weight === null || weight.dimensions.length !== 2) return false;
   const [rows = 0, columns = 0] = weight.dimensions;
-  const scales = new Float32Array(columns);
-  const weights = new Int8Array(rows * columns);
-  for (let column = 0; column < columns; column++) {
-    let largest = 0;
-    for (let row = 0; row < rows; row++) largest = Math.max(largest, Math.abs(weight.values[row * columns + column] ?? 0));
-    const scale = largest === 0 ? 1 : largest / weightLimit;
-    scales[column] = scale;
-    for (let row = 0; row < rows; row++) weights[row * columns + column] = Math.round((weight.values[row * columns + column] ?? 0) / scale);
-  }
+  const { weights, scales } = quantizeWeightsPerChannel(weight.values, columns, rows, (column, row) => row * columns + column, weightLimit);
   const bias = addedBias(graph, product, columns);
   const output = bias?.add.outputs[0] ?? product.outputs[0] ?? '';
   const name = (part: string) => `${output}/quantized/${part}`;
