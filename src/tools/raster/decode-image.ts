@@ -10,7 +10,9 @@ sharp.cache(false);
 sharp.concurrency(1);
 
 /**
- * The pixels of a PNG or JPEG, RGBA with any transparency composed onto white paper; throws on
+ * The pixels of a PNG or JPEG as it is meant to be seen (turned and mirrored as its EXIF
+ * orientation says: phones store portrait photos of documents sideways with an orientation tag,
+ * and text read sideways is no text), RGBA with any transparency composed onto white paper; throws on
  * bytes that do not decode. Decoded by libvips (sharp), which reports damaged or truncated files
  * as errors rather than crashing the process, as the canvas library does on some damaged PNGs.
  * Only the two formats are accepted: libvips reads many more (SVG among them), which clients'
@@ -19,6 +21,7 @@ sharp.concurrency(1);
 export async function decodeImage(bytes: Uint8Array): Promise<RasterImage> {
   if (!isPng(bytes) && !isJpeg(bytes)) throw new Error('the bytes are neither a PNG nor a JPEG');
   const { data, info } = await sharp(bytes, { limitInputPixels: maxPixels, failOn: 'truncated' })
+    .autoOrient()
     .flatten({ background: '#ffffff' })
     .ensureAlpha()
     .raw()

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
+import sharp from 'sharp';
 import type { RasterImage } from '../../../src/tools/layout/page-content.ts';
 import { decodeImage } from '../../../src/tools/raster/decode-image.ts';
 import { renderPagePng } from '../../helpers/rendered-documents.ts';
@@ -57,6 +58,27 @@ describe('decodeImage', () => {
     const [light, , , alpha] = pixel(raster, 56, 24);
     assert.ok((dark ?? 255) < 16 && (light ?? 0) > 240, `black then white, got ${dark} and ${light}`);
     assert.equal(alpha, 255);
+  });
+
+  it('turns a JPEG as its EXIF orientation says (a phone photo stored sideways reads upright)', async () => {
+    const canvas = createCanvas(64, 48);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, 64, 48);
+    context.fillStyle = '#000000';
+    context.fillRect(0, 0, 32, 48);
+    // Orientation 6: the stored pixels are shown turned 90° clockwise, so the dark left half is shown on top.
+    const sideways = await sharp(await canvas.encode('jpeg', 95))
+      .withMetadata({ orientation: 6 })
+      .jpeg({ quality: 95 })
+      .toBuffer();
+    assert.equal((await sharp(sideways).metadata()).orientation, 6);
+    const raster = await decodeImage(sideways);
+    assert.equal(raster.width, 48);
+    assert.equal(raster.height, 64);
+    const [top] = pixel(raster, 24, 8);
+    const [bottom] = pixel(raster, 24, 56);
+    assert.ok((top ?? 255) < 16 && (bottom ?? 0) > 240, `dark on top, light below, got ${top} and ${bottom}`);
   });
 
   it('throws, naming the fault, on a truncated PNG, a truncated JPEG and bytes that are no image', async () => {
