@@ -1,61 +1,76 @@
-import type { UsageRecord, UsageUnits } from '../../core/usage/usage-record.ts';
+import type { UsageRecord } from '../../core/usage/usage-record.ts';
 import type { UsageRecordTable } from '../database-schema.ts';
 import { utcDay } from './usage-day.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
 
-/** A usage record as the ledger's row: its id (time-ordered), its UTC day and every unit (absent is 0). */
-export function toLedgerRow(record: UsageRecord): UsageRecordTable {
-  const units = unitFields(record.units ?? {});
-  return {
-    id: timeOrderedId(record.createdAt),
-    key_id: record.keyId,
-    model: record.model,
-    endpoint: record.endpoint,
-    request_id: record.requestId,
-    day: utcDay(record.createdAt),
-    prompt_tokens: record.promptTokens,
-    completion_tokens: record.completionTokens,
-    cached_tokens: record.cachedTokens,
-    pages: units.pages,
-    audio_seconds: units.audioSeconds,
-    images: units.images,
-    videos: units.videos,
-    searches: units.searches,
-    urls_read: units.urlsRead,
-    cost: record.cost ?? 0,
-    created_at: record.createdAt,
-  };
-}
+/** A batch of usage records as a flat list of their ledger fields (packLedgerRecords). */
+export type PackedLedgerRecords = (string | number)[];
+
+/** How many values one record takes in a packed batch. */
+const packedWidth = 15;
 
 /**
- * The record's ledger fields and nothing else, to cross to the writer thread: whatever else a
+ * A batch's ledger fields as one flat list of strings and numbers, record after record (absent
+ * units and cost as 0, as the ledger keeps them), to cross to the writer thread: whatever else a
  * record object carried (a function, a class instance) would fail the copy between threads, and
- * the recorder would retry that batch, and hold up every later one, for good.
+ * the recorder would retry that batch, and hold up every later one, for good. A list rather than
+ * an object per record: the copy carries no property names, which the receiving thread would
+ * otherwise make anew for every record.
  */
-export function ledgerFields(record: UsageRecord): UsageRecord {
-  const units = record.units;
-  return {
-    keyId: record.keyId,
-    model: record.model,
-    endpoint: record.endpoint,
-    requestId: record.requestId,
-    promptTokens: record.promptTokens,
-    completionTokens: record.completionTokens,
-    cachedTokens: record.cachedTokens,
-    ...(units === undefined ? {} : { units: unitFields(units) }),
-    ...(record.cost === undefined ? {} : { cost: record.cost }),
-    createdAt: record.createdAt,
-  };
+export function packLedgerRecords(records: readonly UsageRecord[]): PackedLedgerRecords {
+  const values: PackedLedgerRecords = [];
+  for (const record of records) {
+    const units = record.units;
+    values.push(
+      record.keyId,
+      record.model,
+      record.endpoint,
+      record.requestId,
+      record.promptTokens,
+      record.completionTokens,
+      record.cachedTokens,
+      units?.pages ?? 0,
+      units?.audioSeconds ?? 0,
+      units?.images ?? 0,
+      units?.videos ?? 0,
+      units?.searches ?? 0,
+      units?.urlsRead ?? 0,
+      record.cost ?? 0,
+      record.createdAt,
+    );
+  }
+  return values;
 }
 
-/** Absent units as 0, as the ledger keeps them. */
-function unitFields(units: UsageUnits): Required<UsageUnits> {
-  return {
-    pages: units.pages ?? 0,
-    audioSeconds: units.audioSeconds ?? 0,
-    images: units.images ?? 0,
-    videos: units.videos ?? 0,
-    searches: units.searches ?? 0,
-    urlsRead: units.urlsRead ?? 0,
-  };
+/** The ledger rows of a packed batch: each with its id (time-ordered) and its UTC day. */
+export function unpackLedgerRows(values: Readonly<PackedLedgerRecords>): UsageRecordTable[] {
+  const rows: UsageRecordTable[] = [];
+  for (let at = 0; at + packedWidth <= values.length; at += packedWidth) {
+    const createdAt = values[at + 14] as number;
+    rows.push({
+      id: timeOrderedId(createdAt),
+      key_id: values[at] as string,
+      model: values[at + 1] as string,
+      endpoint: values[at + 2] as string,
+      request_id: values[at + 3] as string,
+      day: utcDay(createdAt),
+      prompt_tokens: values[at + 4] as number,
+      completion_tokens: values[at + 5] as number,
+      cached_tokens: values[at + 6] as number,
+      pages: values[at + 7] as number,
+      audio_seconds: values[at + 8] as number,
+      images: values[at + 9] as number,
+      videos: values[at + 10] as number,
+      searches: values[at + 11] as number,
+      urls_read: values[at + 12] as number,
+      cost: values[at + 13] as number,
+      created_at: createdAt,
+    });
+  }
+  return rows;
+}
+
+/** Usage records as the ledger's rows. */
+export function toLedgerRows(records: readonly UsageRecord[]): UsageRecordTable[] {
+  return unpackLedgerRows(packLedgerRecords(records));
 }
