@@ -37,7 +37,7 @@ const maxQueuedChunks = 16;
 const droppedConnectionCodes: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 const timeoutCodes: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
-/** What an exchange asks of the client's signal: told once, and removed when the exchange ends. */
+/** The exchange's listener on the client's signal: told once (and removed when the exchange ends). */
 const onceOnly = { once: true } as const;
 
 /** The exchange's own promise is read later (or never, for a streamed answer): its failure is not unhandled. */
@@ -45,13 +45,12 @@ function ignoreRejection(): void {}
 
 /**
  * One request to an engine (a POST, or a GET that polls a task) through undici (`dispatch` with a
- * handler: no Readable, no AbortSignal per call). The exchange is its own undici handler and its
- * own listener on the client's signal, so a call makes no closures for them. The client's signal
- * and the timeout abort the request; the answer is collected up to `maxResponseBytes` (or queued
- * for a streamed read, the connection paused while the reader is behind). A request that fails
- * before any byte of its answer because the engine had closed the connection (a keep-alive
- * connection reused as the engine closed it) is sent once more on a new connection of its own;
- * nothing is sent again once an answer began.
+ * handler: no Readable, no AbortSignal per call); the exchange is that handler itself, so a call
+ * makes no closures for it. The client's signal and the timeout abort the request; the answer is
+ * collected up to `maxResponseBytes` (or queued for a streamed read, the connection paused while
+ * the reader is behind). A request that fails before any byte of its answer because the engine
+ * had closed the connection (a keep-alive connection reused as the engine closed it) is sent once
+ * more on a new connection of its own; nothing is sent again once an answer began.
  */
 export class EngineExchange implements Dispatcher.DispatchHandler {
   /** Whole: settles with the answer's text at its end. Streamed: with '' once a 2xx status arrived. */
@@ -59,6 +58,7 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
   readonly #options: ExchangeOptions;
   readonly #target: Target;
   readonly #timer: NodeJS.Timeout;
+  readonly #onClientAbort = () => this.#cancel(this.#options.signal.reason);
   #resolve!: (text: string) => void;
   #reject!: (error: unknown) => void;
   /** The dispatch under way, the first or the retry: its controller once undici starts it, and whether an answer began. */
@@ -84,7 +84,7 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
     // A failure nobody awaits yet (the reader is between events) is read from #failedWith instead.
     this.settled.catch(ignoreRejection);
     this.#target = targetOf(options.url);
-    options.signal.addEventListener('abort', this, onceOnly);
+    options.signal.addEventListener('abort', this.#onClientAbort, onceOnly);
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
       this.#cancel(new Error('timeout'));
@@ -120,15 +120,10 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
   /** Done with the exchange: its timer and listener go; an answer left unread is cut off (its connection closed). */
   end(): void {
     clearTimeout(this.#timer);
-    this.#options.signal.removeEventListener('abort', this);
+    this.#options.signal.removeEventListener('abort', this.#onClientAbort);
     if (!this.#ended && this.#failedWith === undefined) this.#cancel(new Error('the answer was left unread'));
     // The retry's own connection served its one request.
     this.#retryConnection?.destroy().catch(() => undefined);
-  }
-
-  /** The client's signal aborted: the exchange ends with its reason. */
-  handleEvent(): void {
-    this.#cancel(this.#options.signal.reason);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

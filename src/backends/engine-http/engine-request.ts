@@ -204,29 +204,43 @@ function open(
     timeoutMs: engine.timeoutMs,
     answer,
     maxResponseBytes: engine.maxResponseBytes ?? defaultMaxResponseBytes,
-    errorAnswer: (status, text) => (call.httpError ?? engine.httpError)(status, redact(engine, text)),
+    errorAnswer: call.httpError === undefined ? partsOf(engine).errorAnswer : errorAnswerOf(engine, call.httpError),
     onAnswerHeaders: call.onAnswerHeaders,
   });
 }
 
-/** An engine's header lists for calls without a form, by what they ask for: made once per engine, not per call. */
-interface HeaderLists {
+/**
+ * What every call to one engine shares, made once per engine rather than per call: its header
+ * lists for calls without a form, by what they ask for, and how its error answers read.
+ */
+interface EngineParts {
+  readonly errorAnswer: (status: number, text: string) => EngineFailure;
   postJson?: readonly string[];
   postEvents?: readonly string[];
   getJson?: readonly string[];
 }
 
-const headerListsOf = new WeakMap<EngineConnection, HeaderLists>();
+const engineParts = new WeakMap<EngineConnection, EngineParts>();
+
+function partsOf(engine: EngineConnection): EngineParts {
+  let parts = engineParts.get(engine);
+  if (parts === undefined) {
+    parts = { errorAnswer: errorAnswerOf(engine, engine.httpError) };
+    engineParts.set(engine, parts);
+  }
+  return parts;
+}
+
+/** An error answer's failure, its text cleared of the engine's credentials. */
+function errorAnswerOf(engine: EngineConnection, httpError: (status: number, bodyText: string) => EngineFailure) {
+  return (status: number, text: string) => httpError(status, redact(engine, text));
+}
 
 function headerList(engine: EngineConnection, method: 'POST' | 'GET', accept: 'application/json' | 'text/event-stream'): readonly string[] {
-  let lists = headerListsOf.get(engine);
-  if (lists === undefined) {
-    lists = {};
-    headerListsOf.set(engine, lists);
-  }
-  if (method === 'GET') return (lists.getJson ??= headersOf(engine, accept, undefined));
-  if (accept === 'text/event-stream') return (lists.postEvents ??= headersOf(engine, accept, 'application/json'));
-  return (lists.postJson ??= headersOf(engine, accept, 'application/json'));
+  const parts = partsOf(engine);
+  if (method === 'GET') return (parts.getJson ??= headersOf(engine, accept, undefined));
+  if (accept === 'text/event-stream') return (parts.postEvents ??= headersOf(engine, accept, 'application/json'));
+  return (parts.postJson ??= headersOf(engine, accept, 'application/json'));
 }
 
 /** Accept, the body's Content-Type (none for a GET) and the engine's credentials, as undici takes headers. */
