@@ -68,8 +68,10 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
   #timedOut = false;
   #status = 0;
   #paused = false;
-  /** Answer chunks: collected (whole, or an error answer), or queued for the reader (streamed). */
+  /** A streamed answer's chunks, queued for the reader. */
   #chunks: Buffer[] = [];
+  /** A whole answer's (or an error answer's) chunks, collected: made with the first (most answers come in one). */
+  #collected: Buffer[] | undefined;
   #collectedBytes = 0;
   #ended = false;
   #failedWith: unknown;
@@ -195,11 +197,12 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
     }
     this.#collectedBytes += chunk.length;
     if (this.#collectedBytes > this.#options.maxResponseBytes) {
-      this.#chunks = [];
+      this.#collected = undefined;
       controller.abort(this.#overCap());
       return;
     }
-    this.#chunks.push(chunk);
+    if (this.#collected === undefined) this.#collected = [chunk];
+    else this.#collected.push(chunk);
   }
 
   #onEnd(): void {
@@ -229,6 +232,7 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
   #fail(error: unknown, discard = false): void {
     clearTimeout(this.#timer);
     this.#failedWith = error;
+    this.#collected = undefined;
     if (discard || this.#options.answer === 'whole' || !this.#answerIsOk()) this.#chunks = [];
     this.#reject(error);
     this.#wake();
@@ -244,8 +248,9 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
   }
 
   #text(): string {
-    const chunks = this.#chunks;
-    this.#chunks = [];
+    const chunks = this.#collected;
+    this.#collected = undefined;
+    if (chunks === undefined) return '';
     return (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
   }
 

@@ -18,26 +18,27 @@ const packedWidth = 15;
  * otherwise make anew for every record.
  */
 export function packLedgerRecords(records: readonly UsageRecord[]): PackedLedgerRecords {
-  const values: PackedLedgerRecords = [];
+  // Made at its final length: a list grown value by value is copied as it grows.
+  const values: PackedLedgerRecords = new Array<string | number>(records.length * packedWidth);
+  let at = 0;
   for (const record of records) {
     const units = record.units;
-    values.push(
-      record.keyId,
-      record.model,
-      record.endpoint,
-      record.requestId,
-      record.promptTokens,
-      record.completionTokens,
-      record.cachedTokens,
-      units?.pages ?? 0,
-      units?.audioSeconds ?? 0,
-      units?.images ?? 0,
-      units?.videos ?? 0,
-      units?.searches ?? 0,
-      units?.urlsRead ?? 0,
-      record.cost ?? 0,
-      record.createdAt,
-    );
+    values[at] = record.keyId;
+    values[at + 1] = record.model;
+    values[at + 2] = record.endpoint;
+    values[at + 3] = record.requestId;
+    values[at + 4] = record.promptTokens;
+    values[at + 5] = record.completionTokens;
+    values[at + 6] = record.cachedTokens;
+    values[at + 7] = units?.pages ?? 0;
+    values[at + 8] = units?.audioSeconds ?? 0;
+    values[at + 9] = units?.images ?? 0;
+    values[at + 10] = units?.videos ?? 0;
+    values[at + 11] = units?.searches ?? 0;
+    values[at + 12] = units?.urlsRead ?? 0;
+    values[at + 13] = record.cost ?? 0;
+    values[at + 14] = record.createdAt;
+    at += packedWidth;
   }
   return values;
 }
