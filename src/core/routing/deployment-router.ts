@@ -90,6 +90,11 @@ export class DeploymentRouter {
     return this.#deployments;
   }
 
+  /** Whether the model names fallback models, to take a call over when its own deployments cannot. */
+  get hasFallbacks(): boolean {
+    return this.#routing.fallbacks.length > 0;
+  }
+
   /** Runs `call` on one deployment after another until one answers or a failure may not move on. */
   call<Result>(
     signal: AbortSignal,
@@ -180,6 +185,8 @@ export class DeploymentRouter {
       return this.#failover(signal, usable, attempt, withTried(tried, chosen.deployment), error);
     };
     const entered = this.#enter(chosen, signal);
+    // A model with one deployment has none to move on to: the try's failure is the call's, with no link to pass it on.
+    if (this.#onlyChoice !== undefined) return entered instanceof Promise ? entered.then((release) => attempt(chosen, release)) : attempt(chosen, entered);
     if (!(entered instanceof Promise)) return attempt(chosen, entered).then(undefined, moveOn);
     return entered.then((release) => attempt(chosen, release).then(undefined, moveOn));
   }
