@@ -33,7 +33,7 @@ describe('ledger rows', () => {
   it('carry every field of their record, absent units and cost as 0, through the packed form the writer thread receives', () => {
     const packed = packLedgerRecords([tokensOnly, withUnits]);
     // What crosses to the thread is strings and numbers only.
-    assert.ok(packed.every((value) => typeof value === 'string' || typeof value === 'number'));
+    assert.ok(packed.values.every((value) => typeof value === 'string' || typeof value === 'number'));
     const rows = unpackLedgerRows(structuredClone(packed));
     assert.equal(rows.length, 2);
     const [first, second] = rows.map(({ id, ...row }) => {
@@ -80,5 +80,25 @@ describe('ledger rows', () => {
       toLedgerRows([tokensOnly]).map(({ id: _id, ...row }) => row),
       [first],
     );
+  });
+
+  it('send each key, model and endpoint of a batch once, and rebuild every row whole', () => {
+    const again: UsageRecord = { ...tokensOnly, requestId: 'req-3', model: 'glm-4.6' };
+    const batch = [tokensOnly, again, withUnits, tokensOnly];
+    const packed = packLedgerRecords(batch);
+    assert.deepEqual(packed.texts, ['key-a', 'glm-4.7', 'chat.completions', 'glm-4.6', 'key-b', 'glm-ocr', 'layout_parsing']);
+    const rows = unpackLedgerRows(structuredClone(packed));
+    assert.deepEqual(
+      rows.map((row) => [row.key_id, row.model, row.endpoint, row.request_id]),
+      batch.map((record) => [record.keyId, record.model, record.endpoint, record.requestId]),
+    );
+    assert.equal(new Set(rows.map((row) => row.id)).size, rows.length);
+  });
+
+  it('pass a field that is not text on as it is, for the database to refuse', () => {
+    const broken = { ...tokensOnly, model: null as unknown as string };
+    const [first, second] = unpackLedgerRows(structuredClone(packLedgerRecords([tokensOnly, broken])));
+    assert.equal(first?.model, 'glm-4.7');
+    assert.equal(second?.model, null);
   });
 });

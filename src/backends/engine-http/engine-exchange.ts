@@ -87,16 +87,19 @@ export class EngineExchange implements Dispatcher.DispatchHandler {
     this.settled.catch(ignoreRejection);
     this.#target = targetOf(options.url);
     options.signal.addEventListener('abort', this.#onClientAbort, onceOnly);
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#cancel(new Error('timeout'));
-    }, options.timeoutMs);
+    this.#timer = setTimeout(EngineExchange.#timeOut, options.timeoutMs, this);
     this.#dispatch(dispatcher);
   }
 
   /** Whether the configured timeout ended the exchange. */
   get timedOut(): boolean {
     return this.#timedOut;
+  }
+
+  /** The configured timeout passed: one function given the exchange, not a closure per exchange. */
+  static #timeOut(exchange: EngineExchange): void {
+    exchange.#timedOut = true;
+    exchange.#cancel(new Error('timeout'));
   }
 
   /**
