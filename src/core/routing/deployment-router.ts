@@ -180,13 +180,13 @@ export class DeploymentRouter {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     const chosen = tried.length < this.#routing.maxAttempts ? this.#choose(usable, tried) : undefined;
     if (chosen === undefined) return Promise.reject(lastError ?? this.#noneAvailable());
+    const entered = this.#enter(chosen, signal);
+    // A model with one deployment has none to move on to: the try's failure is the call's, with no link to pass it on.
+    if (this.#onlyChoice !== undefined) return entered instanceof Promise ? entered.then((release) => attempt(chosen, release)) : attempt(chosen, entered);
     const moveOn = (error: unknown): Promise<Result> => {
       if (signal.aborted || !isFailoverEligible(error)) throw error;
       return this.#failover(signal, usable, attempt, withTried(tried, chosen.deployment), error);
     };
-    const entered = this.#enter(chosen, signal);
-    // A model with one deployment has none to move on to: the try's failure is the call's, with no link to pass it on.
-    if (this.#onlyChoice !== undefined) return entered instanceof Promise ? entered.then((release) => attempt(chosen, release)) : attempt(chosen, entered);
     if (!(entered instanceof Promise)) return attempt(chosen, entered).then(undefined, moveOn);
     return entered.then((release) => attempt(chosen, release).then(undefined, moveOn));
   }
