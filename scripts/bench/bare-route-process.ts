@@ -29,7 +29,7 @@ app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async
   const exchange = new EngineExchange(engineDispatcher, {
     method: 'POST',
     url,
-    headers: { 'content-type': 'application/json' },
+    headers: ['content-type', 'application/json'],
     body: JSON.stringify(body),
     signal: chat.signal,
     timeoutMs: 60_000,

@@ -4,7 +4,7 @@ import type { Database } from './database.ts';
 import { dayMs, dayNumber, utcDay } from './usage/usage-day.ts';
 import { createDayPartitions, dropDayPartitionsBefore } from './usage/usage-partitions.ts';
 import { writePostgresBatch } from './usage/postgres-ledger-writer.ts';
-import { toLedgerRow } from './usage/ledger-row.ts';
+import { toLedgerRows } from './usage/ledger-row.ts';
 import { SqliteLedgerThread } from './usage/sqlite-ledger-thread.ts';
 
 /**
@@ -33,7 +33,7 @@ export class UsageRepository implements UsageLedgerHousekeeping {
       await this.#sqliteThread.write(records);
       return;
     }
-    const rows = records.map(toLedgerRow);
+    const rows = toLedgerRows(records);
     await this.#prepare(records.map((record) => dayNumber(record.createdAt)));
     await this.#database.db.transaction().execute((transaction) => writePostgresBatch(transaction, rows));
   }

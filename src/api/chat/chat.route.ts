@@ -46,16 +46,16 @@ export function registerChatRoutes(app: App, deps: AppDependencies): void {
       const search = toChatSearch(body);
       const retrieval = toChatRetrieval(body);
       const asSent = toChatRequest(body, abortOnDisconnect(reply));
-      const answer = ({ request: chatRequest, searchResults }: PreparedChat) => {
+      // A call without media URLs, retrieval or web search is sent as it is, without waiting for a preparation.
+      if (search === undefined && retrieval === undefined && !hasRemoteMedia(asSent)) {
+        return answer(deps, body, { request, reply, chat, chatRequest: asSent, header: answerHeader(request, body.model), searched: false });
+      }
+      const retrievalOfKey = retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' };
+      return prepareChat(preparation, asSent, search, retrievalOfKey).then(({ request: chatRequest, searchResults }: PreparedChat) => {
         let header = answerHeader(request, body.model);
         if (searchResults !== undefined && search?.showResults === true) header = { ...header, webSearch: searchResults.map(toWireSearchResult) };
-        const call: ChatCall = { request, reply, chat, chatRequest, header, searched: search !== undefined };
-        return body.stream === true ? streamAnswer(deps, call, body.tool_stream === true) : syncAnswer(call);
-      };
-      // A call without media URLs, retrieval or web search is sent as it is, without waiting for a preparation.
-      if (search === undefined && retrieval === undefined && !hasRemoteMedia(asSent)) return answer({ request: asSent, searchResults: undefined });
-      const retrievalOfKey = retrieval === undefined ? undefined : { ...retrieval, ownerKeyId: request.apiKey?.id ?? '' };
-      return prepareChat(preparation, asSent, search, retrievalOfKey).then(answer);
+        return answer(deps, body, { request, reply, chat, chatRequest, header, searched: search !== undefined });
+      });
     },
   );
 }
@@ -69,6 +69,10 @@ interface ChatCall {
   readonly header: ChatAnswerHeader;
   /** The web_search tool ran one search for the answer. */
   readonly searched: boolean;
+}
+
+function answer(deps: AppDependencies, body: ChatCompletionRequest, call: ChatCall): Promise<void> {
+  return body.stream === true ? streamAnswer(deps, call, body.tool_stream === true) : syncAnswer(call);
 }
 
 /** The whole answer in one body; a promise chain rather than an async function, as this runs for every sync call. */
@@ -103,13 +107,8 @@ async function streamAnswer(deps: AppDependencies, call: ChatCall, toolStream: b
 
 /** What a chat call used, field by field (no spread copy on every call); the web_search tool ran one search for the answer. */
 function chatCallUsage(model: string, usage: ChatUsage, searched: boolean): CallUsage {
-  return {
-    model,
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
-    cachedTokens: usage.cachedTokens,
-    ...(searched ? { units: { searches: 1 } } : {}),
-  };
+  const { promptTokens, completionTokens, cachedTokens } = usage;
+  return searched ? { model, promptTokens, completionTokens, cachedTokens, units: { searches: 1 } } : { model, promptTokens, completionTokens, cachedTokens };
 }
 
 function answerHeader(request: FastifyRequest, model: string): ChatAnswerHeader {

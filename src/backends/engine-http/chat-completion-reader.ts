@@ -13,7 +13,9 @@ export function readChatCompletion(answer: unknown, model: string): ChatResult {
     throw new EngineFailure('bad-answer', model, `The engine for model '${model}' sent an answer without choices.`);
   }
   const message = asRecord(choice['message']);
-  const split = splitThinkTags(asString(message?.['content']) ?? '');
+  const text = asString(message?.['content']) ?? '';
+  // Without an opening tag anywhere the content is all answer: most answers skip the splitter.
+  const split = text.includes('<think>') ? splitThinkTags(text) : { content: text, reasoning: '' };
   const toolCalls = asArray(message?.['tool_calls']).flatMap((value): ToolCall[] => {
     const call = asRecord(value);
     const name = asString(pathOf(call, 'function', 'name'));

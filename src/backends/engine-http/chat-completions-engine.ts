@@ -47,15 +47,26 @@ export class ChatCompletionsEngine implements ChatModel {
     this.#syncAnswers = syncAnswers;
   }
 
-  async generate(request: ChatRequest): Promise<ChatResult> {
+  /** A promise chain rather than an async function, with its steps made once per engine: every sync call passes here. */
+  generate(request: ChatRequest): Promise<ChatResult> {
     if (this.#syncAnswers === 'streamed') return this.#generateFromStream(request);
-    const body = this.#buildBody(request, false);
-    const onAnswerHeaders = this.#syncAnswers === 'learn' ? (headers: AnswerHeaders) => this.#learn(headers) : undefined;
-    const answer = await postJson(this.#engine, { url: this.#url, body, signal: request.signal, onAnswerHeaders });
+    let body: Record<string, unknown>;
+    try {
+      body = this.#buildBody(request, false);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    const onAnswerHeaders = this.#syncAnswers === 'learn' ? this.#learnFrom : undefined;
+    return postJson(this.#engine, { url: this.#url, body, signal: request.signal, onAnswerHeaders }).then(this.#readAnswer);
+  }
+
+  readonly #readAnswer = (answer: unknown): ChatResult => {
     const error = inBandError(answer);
     if (error !== undefined) throw this.#inBandError(error);
     return readChatCompletion(answer, this.#engine.modelName);
-  }
+  };
+
+  readonly #learnFrom = (headers: AnswerHeaders): void => this.#learn(headers);
 
   async #generateFromStream(request: ChatRequest): Promise<ChatResult> {
     try {

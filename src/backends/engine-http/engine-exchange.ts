@@ -8,8 +8,12 @@ export interface ExchangeOptions {
   /** POST for calls; GET for polling a task's result. */
   readonly method: 'POST' | 'GET';
   readonly url: string;
-  /** Sent as given (own properties only); undici adds Host and Content-Length and refuses unsafe values. */
-  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Names and values in turn (`[name, value, name, value…]`), sent as given; undici adds Host and
+   * Content-Length and refuses unsafe values. A list rather than a record: an engine's lists are
+   * made once and shared by its calls (undici only reads them), and nothing inherited can slip in.
+   */
+  readonly headers: readonly string[];
   /** JSON text, or an encoded form (its content-type is in `headers`); none for a GET. */
   readonly body: string | Buffer | undefined;
   /** The client's signal: when it aborts, so does the exchange (its reason is the failure). */
@@ -33,37 +37,41 @@ const maxQueuedChunks = 16;
 const droppedConnectionCodes: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 const timeoutCodes: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
-/** One dispatch of the request: its controller once undici starts it, and whether an answer began. */
-interface Attempt {
-  controller: Dispatcher.DispatchController | undefined;
-  responded: boolean;
-}
+/** The exchange's listener on the client's signal: told once (and removed when the exchange ends). */
+const onceOnly = { once: true } as const;
+
+/** The exchange's own promise is read later (or never, for a streamed answer): its failure is not unhandled. */
+function ignoreRejection(): void {}
 
 /**
- * One request to an engine (a POST, or a GET that polls a task) through undici (`dispatch` with a handler: no Readable, no AbortSignal per
- * call). The client's signal and the timeout abort the request; the answer is collected up to
- * `maxResponseBytes` (or queued for a streamed read, the connection paused while the reader is
- * behind). A request that fails before any byte of its answer because the engine had closed the
- * connection (a keep-alive connection reused as the engine closed it) is sent once more on a new
- * connection of its own; nothing is sent again once an answer began.
+ * One request to an engine (a POST, or a GET that polls a task) through undici (`dispatch` with a
+ * handler: no Readable, no AbortSignal per call); the exchange is that handler itself, so a call
+ * makes no closures for it. The client's signal and the timeout abort the request; the answer is
+ * collected up to `maxResponseBytes` (or queued for a streamed read, the connection paused while
+ * the reader is behind). A request that fails before any byte of its answer because the engine
+ * had closed the connection (a keep-alive connection reused as the engine closed it) is sent once
+ * more on a new connection of its own; nothing is sent again once an answer began.
  */
-export class EngineExchange {
+export class EngineExchange implements Dispatcher.DispatchHandler {
   /** Whole: settles with the answer's text at its end. Streamed: with '' once a 2xx status arrived. */
   readonly settled: Promise<string>;
   readonly #options: ExchangeOptions;
   readonly #target: Target;
-  readonly #headers: string[];
   readonly #timer: NodeJS.Timeout;
   readonly #onClientAbort = () => this.#cancel(this.#options.signal.reason);
   #resolve!: (text: string) => void;
   #reject!: (error: unknown) => void;
-  #attempt: Attempt = { controller: undefined, responded: false };
+  /** The dispatch under way, the first or the retry: its controller once undici starts it, and whether an answer began. */
+  #controller: Dispatcher.DispatchController | undefined;
+  #responded = false;
   #retryConnection: Client | undefined;
   #timedOut = false;
   #status = 0;
   #paused = false;
-  /** Answer chunks: collected (whole, or an error answer), or queued for the reader (streamed). */
+  /** A streamed answer's chunks, queued for the reader. */
   #chunks: Buffer[] = [];
+  /** A whole answer's (or an error answer's) chunks, collected: made with the first (most answers come in one). */
+  #collected: Buffer[] | undefined;
   #collectedBytes = 0;
   #ended = false;
   #failedWith: unknown;
@@ -76,21 +84,22 @@ export class EngineExchange {
       this.#reject = reject;
     });
     // A failure nobody awaits yet (the reader is between events) is read from #failedWith instead.
-    this.settled.catch(() => undefined);
+    this.settled.catch(ignoreRejection);
     this.#target = targetOf(options.url);
-    // Own properties only: `for…in` would also send whatever was added to Object.prototype.
-    this.#headers = Object.entries(options.headers).flat();
-    options.signal.addEventListener('abort', this.#onClientAbort, { once: true });
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#cancel(new Error('timeout'));
-    }, options.timeoutMs);
+    options.signal.addEventListener('abort', this.#onClientAbort, onceOnly);
+    this.#timer = setTimeout(EngineExchange.#timeOut, options.timeoutMs, this);
     this.#dispatch(dispatcher);
   }
 
   /** Whether the configured timeout ended the exchange. */
   get timedOut(): boolean {
     return this.#timedOut;
+  }
+
+  /** The configured timeout passed: one function given the exchange, not a closure per exchange. */
+  static #timeOut(exchange: EngineExchange): void {
+    exchange.#timedOut = true;
+    exchange.#cancel(new Error('timeout'));
   }
 
   /**
@@ -108,7 +117,7 @@ export class EngineExchange {
     this.#chunks = [];
     if (this.#paused) {
       this.#paused = false;
-      this.#attempt.controller?.resume();
+      this.#controller?.resume();
     }
     return chunks;
   }
@@ -122,37 +131,47 @@ export class EngineExchange {
     this.#retryConnection?.destroy().catch(() => undefined);
   }
 
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    // Cancelled while it waited for a connection: undici learns it only now.
+    if (this.#failedWith !== undefined) controller.abort(this.#failedWith instanceof Error ? this.#failedWith : new Error('aborted'));
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    if (status < 200) return;
+    this.#responded = true;
+    this.#onHead(controller, status, headers);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#onBody(controller, chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#onEnd();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#onError(error);
+  }
+
+  /** Dispatches the request (again, for the retry: undici is done with the first dispatch once it reported its error). */
   #dispatch(dispatcher: Dispatcher): void {
-    const attempt: Attempt = { controller: undefined, responded: false };
-    this.#attempt = attempt;
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart: (controller) => {
-        attempt.controller = controller;
-        // Cancelled while it waited for a connection: undici learns it only now.
-        if (this.#failedWith !== undefined) controller.abort(this.#failedWith instanceof Error ? this.#failedWith : new Error('aborted'));
-      },
-      onResponseStart: (controller, status, headers) => {
-        if (status < 200) return;
-        attempt.responded = true;
-        this.#onHead(controller, status, headers);
-      },
-      onResponseData: (controller, chunk) => this.#onBody(controller, chunk),
-      onResponseEnd: () => this.#onEnd(),
-      onResponseError: (_controller, error) => this.#onError(attempt, error),
-    };
+    this.#controller = undefined;
+    this.#responded = false;
     const options: Dispatcher.DispatchOptions = {
       origin: this.#target.origin,
       path: this.#target.path,
       method: this.#options.method,
-      headers: this.#headers,
+      headers: this.#options.headers as string[],
       body: this.#options.body ?? null,
       headersTimeout: this.#options.timeoutMs,
       bodyTimeout: this.#options.timeoutMs,
     };
     try {
-      dispatcher.dispatch(options, handler);
+      dispatcher.dispatch(options, this);
     } catch (error) {
-      this.#onError(attempt, error);
+      this.#onError(error);
     }
   }
 
@@ -181,11 +200,12 @@ export class EngineExchange {
     }
     this.#collectedBytes += chunk.length;
     if (this.#collectedBytes > this.#options.maxResponseBytes) {
-      this.#chunks = [];
+      this.#collected = undefined;
       controller.abort(this.#overCap());
       return;
     }
-    this.#chunks.push(chunk);
+    if (this.#collected === undefined) this.#collected = [chunk];
+    else this.#collected.push(chunk);
   }
 
   #onEnd(): void {
@@ -200,9 +220,9 @@ export class EngineExchange {
     this.#wake();
   }
 
-  #onError(attempt: Attempt, error: unknown): void {
-    if (attempt !== this.#attempt || this.#failedWith !== undefined || this.#ended) return;
-    if (this.#retryConnection === undefined && !attempt.responded && closedBeforeAnswer(error)) {
+  #onError(error: unknown): void {
+    if (this.#failedWith !== undefined || this.#ended) return;
+    if (this.#retryConnection === undefined && !this.#responded && closedBeforeAnswer(error)) {
       this.#retryConnection = freshConnection(this.#target.origin);
       this.#dispatch(this.#retryConnection);
       return;
@@ -215,6 +235,7 @@ export class EngineExchange {
   #fail(error: unknown, discard = false): void {
     clearTimeout(this.#timer);
     this.#failedWith = error;
+    this.#collected = undefined;
     if (discard || this.#options.answer === 'whole' || !this.#answerIsOk()) this.#chunks = [];
     this.#reject(error);
     this.#wake();
@@ -230,8 +251,9 @@ export class EngineExchange {
   }
 
   #text(): string {
-    const chunks = this.#chunks;
-    this.#chunks = [];
+    const chunks = this.#collected;
+    this.#collected = undefined;
+    if (chunks === undefined) return '';
     return (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
   }
 
@@ -240,7 +262,7 @@ export class EngineExchange {
     if (this.#ended || this.#failedWith !== undefined) return;
     const error = reason instanceof Error ? reason : new Error('aborted');
     this.#fail(error, true);
-    this.#attempt.controller?.abort(error);
+    this.#controller?.abort(error);
   }
 
   #wake(): void {
@@ -279,8 +301,11 @@ interface Target {
  */
 const parsedUrls = new LRUCache<string, Target>({ max: 1_000 });
 
+/** lru-cache's `get` makes an empty options object for a call that gives none. */
+const cacheDefaults: LRUCache.GetOptions<string, Target, unknown> = Object.freeze({});
+
 function targetOf(url: string): Target {
-  let parsed = parsedUrls.get(url);
+  let parsed = parsedUrls.get(url, cacheDefaults);
   if (parsed === undefined) {
     const { origin, pathname, search } = new URL(url);
     parsed = { origin, path: `${pathname}${search}` };

@@ -45,26 +45,41 @@ export interface EngineCall {
 /** An answer's headers, names in lower case. */
 export type AnswerHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an EngineFailure (or the client's abort reason). */
-export async function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
-  const form = call.body instanceof FormData ? await encodeForm(call.body) : undefined;
-  return jsonAnswer(engine, call, open(engine, call, 'POST', 'application/json', 'whole', form));
+/**
+ * POSTs JSON (or a FormData form) and returns the parsed JSON answer; every failure is an
+ * EngineFailure (or the client's abort reason). Promise chains rather than async functions: every
+ * sync chat call passes here.
+ */
+export function postJson(engine: EngineConnection, call: EngineCall): Promise<unknown> {
+  if (call.body instanceof FormData) return encodeForm(call.body).then((form) => jsonAnswer(engine, call, 'POST', form));
+  return jsonAnswer(engine, call, 'POST', undefined);
 }
 
 /** GETs a JSON answer (an asynchronous task's state) with the same caps, timeout and failures as postJson. */
-export async function getJson(engine: EngineConnection, call: Omit<EngineCall, 'body'>): Promise<unknown> {
-  return jsonAnswer(engine, call, open(engine, { ...call, body: undefined }, 'GET', 'application/json', 'whole', undefined));
+export function getJson(engine: EngineConnection, call: Omit<EngineCall, 'body'>): Promise<unknown> {
+  return jsonAnswer(engine, { ...call, body: undefined }, 'GET', undefined);
 }
 
-async function jsonAnswer(engine: EngineConnection, call: Omit<EngineCall, 'body'>, exchange: EngineExchange): Promise<unknown> {
-  let text: string;
+function jsonAnswer(engine: EngineConnection, call: EngineCall, method: 'POST' | 'GET', form: EncodedForm | undefined): Promise<unknown> {
+  let exchange: EngineExchange;
   try {
-    text = await exchange.settled;
+    exchange = open(engine, call, method, 'application/json', 'whole', form);
   } catch (error) {
-    throw failure(engine, exchange, call.signal, error, 'before-answer');
-  } finally {
-    exchange.end();
+    return Promise.reject(error as Error);
   }
+  return exchange.settled.then(
+    (text) => {
+      exchange.end();
+      return parseAnswer(engine, text);
+    },
+    (error: unknown) => {
+      exchange.end();
+      throw failure(engine, exchange, call.signal, error, 'before-answer');
+    },
+  );
+}
+
+function parseAnswer(engine: EngineConnection, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -175,26 +190,65 @@ function open(
   engine: EngineConnection,
   call: EngineCall,
   method: 'POST' | 'GET',
-  accept: string,
+  accept: 'application/json' | 'text/event-stream',
   answer: 'whole' | 'streamed',
   form: EncodedForm | undefined,
 ): EngineExchange {
   if (call.signal.aborted) throw abortReason(call.signal);
-  const headers: Record<string, string> = { accept };
-  if (method === 'POST') headers['content-type'] = form === undefined ? 'application/json' : form.contentType;
-  if (engine.apiKey !== undefined) headers['authorization'] = `Bearer ${engine.apiKey}`;
   return new EngineExchange(engineDispatcher, {
     method,
     url: call.url,
-    headers,
+    headers: form === undefined ? headerList(engine, method, accept) : headersOf(engine, accept, form.contentType),
     body: method === 'GET' ? undefined : form === undefined ? JSON.stringify(call.body) : form.bytes,
     signal: call.signal,
     timeoutMs: engine.timeoutMs,
     answer,
     maxResponseBytes: engine.maxResponseBytes ?? defaultMaxResponseBytes,
-    errorAnswer: (status, text) => (call.httpError ?? engine.httpError)(status, redact(engine, text)),
+    errorAnswer: call.httpError === undefined ? partsOf(engine).errorAnswer : errorAnswerOf(engine, call.httpError),
     onAnswerHeaders: call.onAnswerHeaders,
   });
+}
+
+/**
+ * What every call to one engine shares, made once per engine rather than per call: its header
+ * lists for calls without a form, by what they ask for, and how its error answers read.
+ */
+interface EngineParts {
+  readonly errorAnswer: (status: number, text: string) => EngineFailure;
+  postJson?: readonly string[];
+  postEvents?: readonly string[];
+  getJson?: readonly string[];
+}
+
+const engineParts = new WeakMap<EngineConnection, EngineParts>();
+
+function partsOf(engine: EngineConnection): EngineParts {
+  let parts = engineParts.get(engine);
+  if (parts === undefined) {
+    parts = { errorAnswer: errorAnswerOf(engine, engine.httpError) };
+    engineParts.set(engine, parts);
+  }
+  return parts;
+}
+
+/** An error answer's failure, its text cleared of the engine's credentials. */
+function errorAnswerOf(engine: EngineConnection, httpError: (status: number, bodyText: string) => EngineFailure) {
+  return (status: number, text: string) => httpError(status, redact(engine, text));
+}
+
+function headerList(engine: EngineConnection, method: 'POST' | 'GET', accept: 'application/json' | 'text/event-stream'): readonly string[] {
+  const parts = partsOf(engine);
+  if (method === 'GET') return (parts.getJson ??= headersOf(engine, accept, undefined));
+  if (accept === 'text/event-stream') return (parts.postEvents ??= headersOf(engine, accept, 'application/json'));
+  return (parts.postJson ??= headersOf(engine, accept, 'application/json'));
+}
+
+/** Accept, the body's Content-Type (none for a GET) and the engine's credentials, as undici takes headers. */
+function headersOf(engine: EngineConnection, accept: string, contentType: string | undefined): readonly string[] {
+  const headers = ['accept', accept];
+  if (contentType !== undefined) headers.push('content-type', contentType);
+  if (engine.apiKey !== undefined) headers.push('authorization', `Bearer ${engine.apiKey}`);
+  return headers;
 }
 
 /** What a failed request or read means for the client. */

@@ -103,14 +103,26 @@ function toOpenAiPart(part: ContentPart): Record<string, unknown> {
 
 const unsafeKeys = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** Each thinkingParam's keys, split and checked once (the config's few paths), not for every call. */
+const dottedPaths = new Map<string, readonly string[] | undefined>();
+
+function keysOf(path: string): readonly string[] | undefined {
+  if (dottedPaths.has(path)) return dottedPaths.get(path);
+  const keys = path.split('.');
+  const valid = keys.every((key) => key !== '' && !unsafeKeys.has(key)) ? keys : undefined;
+  dottedPaths.set(path, valid);
+  return valid;
+}
+
 /** Sets `a.b.c` in a JSON body, creating the objects on the way (the engine's thinking switch). */
 function setDottedPath(body: Record<string, unknown>, path: string, value: unknown, modelName: string): void {
-  const keys = path.split('.');
-  if (keys.some((key) => key === '' || unsafeKeys.has(key))) {
+  const keys = keysOf(path);
+  if (keys === undefined) {
     throw new EngineFailure('misconfigured', modelName, `The model's thinkingParam '${path}' is not a dotted path of body fields; fix it in the config file.`);
   }
   let target = body;
-  for (const key of keys.slice(0, -1)) {
+  for (let index = 0; index < keys.length - 1; index += 1) {
+    const key = keys[index] as string;
     const next = Object.hasOwn(target, key) ? target[key] : undefined;
     const child: Record<string, unknown> = typeof next === 'object' && next !== null && !Array.isArray(next) ? (next as Record<string, unknown>) : {};
     target[key] = child;

@@ -318,7 +318,7 @@ export class Admission {
   }
 
   #remember(key: AdmittedKey): void {
-    const known = this.#policies.get(key.id);
+    const known = this.#policies.get(key.id, readAsIs);
     // The same policy seen again (every request of a key): its entry is renewed in place.
     if (known !== undefined && known.policy === key.policy) known.seenAt = this.#now();
     else this.#policies.set(key.id, { policy: key.policy, seenAt: this.#now() });
@@ -335,6 +335,9 @@ export class Admission {
     await Promise.all([renewSlots(), this.#credit.renew()]);
   }
 }
+
+/** lru-cache's `get` with its defaults: given, so that it does not make an empty options object at every request. */
+const readAsIs = Object.freeze({});
 
 /** The rate counter of a key for the minute of `now`. */
 function ratePart(keyId: string, limit: number, now: number): CounterPart {

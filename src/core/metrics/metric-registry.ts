@@ -1,7 +1,9 @@
-import { Counter as PromCounter, Gauge as PromGauge, Histogram as PromHistogram, Registry } from 'prom-client';
+import { Counter as PromCounter, Gauge as PromGauge, Registry } from 'prom-client';
+import { Histogram } from './histogram.ts';
+import { SeriesIndex, type Labels } from './series-index.ts';
 
-/** One value per label name; every series of a metric names the same labels. */
-export type Labels<Name extends string> = Readonly<Record<Name, string>>;
+export type { Histogram } from './histogram.ts';
+export type { Labels } from './series-index.ts';
 
 export interface MetricOptions<Name extends string> {
   readonly name: string;
@@ -40,30 +42,27 @@ interface CounterSeries<Name extends string> {
 
 /**
  * Only goes up (requests, errors, tokens); a restart starts it again at zero, which Prometheus
- * expects. Increments are gathered here and handed to prom-client when it is read (a scrape):
- * prom-client makes a key string of the labels at every increment, and these counters go up on
- * every call. A series is found through one Map per label, in the declared order, so an
- * increment of a series seen before makes nothing.
+ * expects. Increments are gathered here by series (SeriesIndex) and handed to prom-client when it
+ * is read (a scrape): prom-client makes a key string of the labels at every increment, and these
+ * counters go up on every call.
  */
 export class Counter<Name extends string = never> {
   readonly #name: string;
-  readonly #labelNames: readonly Name[];
   readonly #counter: PromCounter<Name>;
-  /** Nested by label value, one level per label name; the last level holds the series. */
-  readonly #series = new Map<string, unknown>();
+  readonly #series: SeriesIndex<Name, CounterSeries<Name>>;
   /** The series that went up since the last hand-over. */
   readonly #risen: CounterSeries<Name>[] = [];
 
   constructor(name: string, labelNames: readonly Name[], counter: (handOver: () => void) => PromCounter<Name>) {
     this.#name = name;
-    this.#labelNames = labelNames;
+    this.#series = new SeriesIndex(name, labelNames, (labels) => ({ labels, pending: 0, queued: false }));
     this.#counter = counter(() => this.#handOver());
   }
 
   inc(labels: Labels<Name>, amount = 1): void {
     // prom-client lets NaN through; a counter holding NaN would read NaN for ever.
     if (!(amount >= 0)) throw new Error(`${this.#name}: a counter cannot go down (${amount})`);
-    const series = this.#seriesOf(labels);
+    const series = this.#series.find(labels);
     if (!series.queued) {
       series.queued = true;
       this.#risen.push(series);
@@ -78,31 +77,6 @@ export class Counter<Name extends string = never> {
       series.queued = false;
     }
     this.#risen.length = 0;
-  }
-
-  #seriesOf(labels: Labels<Name>): CounterSeries<Name> {
-    const names = this.#labelNames;
-    let level = this.#series;
-    for (let index = 0; index < names.length - 1; index += 1) {
-      const value = labels[names[index] as Name];
-      let next = level.get(value) as Map<string, unknown> | undefined;
-      if (next === undefined) {
-        next = new Map();
-        level.set(value, next);
-      }
-      level = next;
-    }
-    const last = names.length === 0 ? '' : labels[names[names.length - 1] as Name];
-    let series = level.get(last) as CounterSeries<Name> | undefined;
-    if (series === undefined) {
-      // Checked once per series, as prom-client would at every increment.
-      for (const name of Object.keys(labels)) {
-        if (!(names as readonly string[]).includes(name)) throw new Error(`${this.#name}: label '${name}' is not one of ${names.join(', ')}`);
-      }
-      series = { labels: { ...labels }, pending: 0, queued: false };
-      level.set(last, series);
-    }
-    return series;
   }
 }
 
@@ -137,19 +111,6 @@ export class Gauge<Name extends string = never> {
   }
 }
 
-/** Durations and sizes: cumulative `_bucket{le}` counts, `_sum` and `_count`, as Prometheus' histogram_quantile reads them. */
-export class Histogram<Name extends string = never> {
-  readonly #histogram: PromHistogram<Name>;
-
-  constructor(histogram: PromHistogram<Name>) {
-    this.#histogram = histogram;
-  }
-
-  observe(labels: Labels<Name>, value: number): void {
-    this.#histogram.observe(labels, value);
-  }
-}
-
 /** How long one collector may hold up a scrape before its series are left as they were. */
 const collectorTimeoutMs = 2_000;
 
@@ -176,7 +137,7 @@ export class MetricRegistry {
   histogram<Name extends string = never>(options: MetricOptions<Name> & { readonly buckets: readonly number[] }): Histogram<Name> {
     const buckets = [...new Set(options.buckets)].filter((bound) => Number.isFinite(bound)).sort((left, right) => left - right);
     if (buckets.length === 0) throw new Error(`${options.name}: a histogram needs at least one finite bucket`);
-    return new Histogram(new PromHistogram<Name>({ ...this.#options(options), buckets }));
+    return new Histogram<Name>(this.#options(options), buckets);
   }
 
   /** Runs before every scrape; `onError` hears of a collector that failed or took too long. */

@@ -37,10 +37,10 @@ export interface DeploymentState {
 
 const noneTried: readonly RoutedDeployment[] = [];
 
-/** `attempt`'s promise, or its synchronous throw as a rejected one (an engine method may throw before its promise). */
-function started<Result>(attempt: () => Promise<Result>): Promise<Result> {
+/** `attempt(deployment)`'s promise, or its synchronous throw as a rejected one (an engine method may throw before its promise). */
+function started<Result>(attempt: (deployment: RoutedDeployment) => Promise<Result>, deployment: RoutedDeployment): Promise<Result> {
   try {
-    return attempt();
+    return attempt(deployment);
   } catch (error) {
     return Promise.reject(error as Error);
   }
@@ -73,6 +73,8 @@ export class DeploymentRouter {
   readonly #routing: ModelRouting;
   readonly #slots: DeploymentSlots;
   readonly #picker: DeploymentPicker<RoutedDeployment>;
+  /** A model with one deployment (most): the choice of it, healthy, made once rather than per call. */
+  readonly #onlyChoice: Chosen | undefined;
 
   constructor(model: string, deployments: readonly RoutedDeployment[], routing: ModelRouting, slots: DeploymentSlots) {
     this.model = model;
@@ -80,10 +82,17 @@ export class DeploymentRouter {
     this.#routing = routing;
     this.#slots = slots;
     this.#picker = new DeploymentPicker(routing.strategy);
+    const only = deployments.length === 1 ? deployments[0] : undefined;
+    this.#onlyChoice = only === undefined ? undefined : { deployment: only, trial: false };
   }
 
   get deployments(): readonly RoutedDeployment[] {
     return this.#deployments;
+  }
+
+  /** Whether the model names fallback models, to take a call over when its own deployments cannot. */
+  get hasFallbacks(): boolean {
+    return this.#routing.fallbacks.length > 0;
   }
 
   /** Runs `call` on one deployment after another until one answers or a failure may not move on. */
@@ -94,7 +103,7 @@ export class DeploymentRouter {
     served: (deployment: RoutedDeployment) => void,
   ): Promise<Result> {
     return this.#failover(signal, usable, (chosen, release) =>
-      started(() => call(chosen.deployment)).then(
+      started(call, chosen.deployment).then(
         (result) => {
           release();
           chosen.deployment.health.succeeded(chosen.trial);
@@ -171,13 +180,15 @@ export class DeploymentRouter {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     const chosen = tried.length < this.#routing.maxAttempts ? this.#choose(usable, tried) : undefined;
     if (chosen === undefined) return Promise.reject(lastError ?? this.#noneAvailable());
+    const entered = this.#enter(chosen, signal);
+    // A model with one deployment has none to move on to: the try's failure is the call's, with no link to pass it on.
+    if (this.#onlyChoice !== undefined) return entered instanceof Promise ? entered.then((release) => attempt(chosen, release)) : attempt(chosen, entered);
     const moveOn = (error: unknown): Promise<Result> => {
       if (signal.aborted || !isFailoverEligible(error)) throw error;
       return this.#failover(signal, usable, attempt, withTried(tried, chosen.deployment), error);
     };
-    const attemptOn = (release: () => void): Promise<Result> => attempt(chosen, release).then(undefined, moveOn);
-    const entered = this.#enter(chosen, signal);
-    return entered instanceof Promise ? entered.then(attemptOn) : attemptOn(entered);
+    if (!(entered instanceof Promise)) return attempt(chosen, entered).then(undefined, moveOn);
+    return entered.then((release) => attempt(chosen, release).then(undefined, moveOn));
   }
 
   states(): DeploymentState[] {
@@ -204,8 +215,8 @@ export class DeploymentRouter {
 
   #choose(usable: Usable, tried: readonly RoutedDeployment[]): Chosen | undefined {
     // A model with one deployment, usable and healthy (most calls): no candidate lists to make.
-    const only = this.#deployments.length === 1 ? this.#deployments[0] : undefined;
-    if (only !== undefined && tried.length === 0 && only.health.healthy && usable(only)) return { deployment: only, trial: false };
+    const only = this.#onlyChoice;
+    if (only !== undefined && tried.length === 0 && only.deployment.health.healthy && usable(only.deployment)) return only;
     const candidates = this.#deployments.filter((deployment) => usable(deployment) && !tried.includes(deployment));
     const healthy = candidates.filter((deployment) => deployment.health.healthy);
     const picked = this.#picker.pick(healthy);

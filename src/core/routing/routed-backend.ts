@@ -77,6 +77,8 @@ class RoutedMethods implements EngineMethodWrapper {
   #acrossTurns<Result>(method: EngineMethod, signal: AbortSignal, attempt: (turn: RouterTurn, usable: Usable) => Promise<Result>): Promise<Result> {
     const usable = this.#ownUsableFor(method);
     if (!this.#own.deployments.some(usable)) return this.#acrossFallbacks(method, signal, attempt, undefined);
+    // Without fallbacks the own turn's failure is the call's: no link to pass it on.
+    if (!this.#own.hasFallbacks) return attempt(this.#ownTurn, usable);
     return attempt(this.#ownTurn, usable).catch((error: unknown) => {
       if (signal.aborted || !isFailoverEligible(error)) throw error;
       return this.#acrossFallbacks(method, signal, attempt, error);

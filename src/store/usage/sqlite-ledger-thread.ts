@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { typescriptWorkerEntry } from '../../core/threads/typescript-worker-entry.ts';
 import type { UsageRecord } from '../../core/usage/usage-record.ts';
-import { ledgerFields } from './ledger-row.ts';
+import { packLedgerRecords } from './ledger-row.ts';
 import type { LedgerBatch, LedgerBatchWritten, LedgerClose } from './sqlite-ledger-worker.ts';
 
 const workerEntry = typescriptWorkerEntry(new URL('./sqlite-ledger-worker.ts', import.meta.url));
@@ -31,14 +31,14 @@ export class SqliteLedgerThread {
     this.#path = path;
   }
 
-  /** The records are made rows (ids, days) in the thread: the request path's thread only copies out their ledger fields. */
+  /** The records are made rows (ids, days) in the thread: the request path's thread only packs their ledger fields. */
   write(records: readonly UsageRecord[]): Promise<void> {
     const worker = (this.#worker ??= this.#start());
     const id = (this.#nextId += 1);
     return new Promise<void>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, records: records.map(ledgerFields) } satisfies LedgerBatch);
+      worker.postMessage({ id, records: packLedgerRecords(records) } satisfies LedgerBatch);
     });
   }
 

@@ -2,13 +2,13 @@
 // SQLite file, writing each batch it is sent and answering with its id (and the error, if any).
 import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
-import type { UsageRecord } from '../../core/usage/usage-record.ts';
-import { toLedgerRow } from './ledger-row.ts';
+import { unpackLedgerRows, type PackedLedgerRecords } from './ledger-row.ts';
 import { SqliteLedgerWriter } from './sqlite-ledger-writer.ts';
 
 export interface LedgerBatch {
   readonly id: number;
-  readonly records: readonly UsageRecord[];
+  /** The batch's records, packed (packLedgerRecords). */
+  readonly records: PackedLedgerRecords;
 }
 
 /** Sent last: the connection is closed and the thread ends. */
@@ -39,7 +39,7 @@ if (port !== null) {
     let answer: LedgerBatchWritten;
     try {
       writer ??= new SqliteLedgerWriter(sqlite);
-      writer.write(records.map(toLedgerRow));
+      writer.write(unpackLedgerRows(records));
       answer = { id };
     } catch (error) {
       writer = undefined;

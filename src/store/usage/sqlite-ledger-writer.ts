@@ -24,15 +24,18 @@ export class SqliteLedgerWriter {
   readonly #write: SqliteDatabase.Transaction<(rows: readonly UsageRecordTable[]) => void>;
 
   constructor(sqlite: SqliteDatabase.Database) {
-    const insertRecord = sqlite.prepare(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES (${recordColumns.map(() => '?').join(', ')})`);
-    const addToRollup = sqlite.prepare(
-      `INSERT INTO usage_daily (${dailyColumns.join(', ')}) VALUES (${dailyColumns.map(() => '?').join(', ')})
+    // Named parameters, bound from the row itself: no list of values made for every row.
+    const insertRecord = sqlite.prepare<[UsageRecordTable]>(
+      `INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES (${recordColumns.map((column) => `@${column}`).join(', ')})`,
+    );
+    const addToRollup = sqlite.prepare<[UsageDailyTable]>(
+      `INSERT INTO usage_daily (${dailyColumns.join(', ')}) VALUES (${dailyColumns.map((column) => `@${column}`).join(', ')})
        ON CONFLICT (day, key_id, model, endpoint) DO UPDATE SET
        ${['calls', ...summedColumns].map((column) => `${column} = ${column} + excluded.${column}`).join(', ')}`,
     );
     this.#write = sqlite.transaction((rows: readonly UsageRecordTable[]) => {
-      for (const row of rows) insertRecord.run(...recordColumns.map((column) => row[column]));
-      for (const sum of rollupSums(rows)) addToRollup.run(...dailyColumns.map((column) => sum[column]));
+      for (const row of rows) insertRecord.run(row);
+      for (const sum of rollupSums(rows)) addToRollup.run(sum);
     });
   }
 

@@ -20,9 +20,12 @@ export const summedColumns = [
  */
 export function rollupSums(rows: readonly UsageRecordTable[]): UsageDailyTable[] {
   const sums = new Map<string, UsageDailyTable>();
+  // Rows of one group tend to come in runs (a busy key calling one model): a row of the last row's
+  // group is added without making its group's key.
+  let last: UsageDailyTable | undefined;
   for (const row of rows) {
-    const group = `${row.day}\u0000${row.key_id}\u0000${row.model}\u0000${row.endpoint}`;
-    let sum = sums.get(group);
+    let sum = last !== undefined && sameGroup(last, row) ? last : undefined;
+    if (sum === undefined) sum = sums.get(groupOf(row));
     if (sum === undefined) {
       sum = {
         day: row.day,
@@ -32,10 +35,19 @@ export function rollupSums(rows: readonly UsageRecordTable[]): UsageDailyTable[]
         calls: 0,
         ...(Object.fromEntries(summedColumns.map((column) => [column, 0])) as Record<(typeof summedColumns)[number], number>),
       };
-      sums.set(group, sum);
+      sums.set(groupOf(row), sum);
     }
+    last = sum;
     sum.calls += 1;
     for (const column of summedColumns) sum[column] += row[column];
   }
   return [...sums.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, sum]) => sum);
+}
+
+function groupOf(row: UsageRecordTable): string {
+  return `${row.day}\u0000${row.key_id}\u0000${row.model}\u0000${row.endpoint}`;
+}
+
+function sameGroup(sum: UsageDailyTable, row: UsageRecordTable): boolean {
+  return sum.day === row.day && sum.key_id === row.key_id && sum.model === row.model && sum.endpoint === row.endpoint;
 }
