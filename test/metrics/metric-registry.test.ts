@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Histogram as PromHistogram, Registry as PromRegistry } from 'prom-client';
 import { MetricRegistry } from '../../src/core/metrics/metric-registry.ts';
 import { instrumentBackend, type EngineCallObserver } from '../../src/core/metrics/instrument-backend.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
@@ -59,6 +60,39 @@ describe('metric registry (Prometheus text format 0.0.4)', () => {
     assert.equal(valueOf(scrape, 'demo_seconds_bucket', { kind: 'x', le: '1' }), 5);
     assert.equal(valueOf(scrape, 'demo_seconds_bucket', { kind: 'x', le: '+Inf' }), 7);
     assert.equal(assertHistogramSeries(scrape, 'demo_seconds', { kind: 'y' }).count, 1);
+  });
+
+  it("writes a histogram's text exactly as prom-client's own histogram does for the same observations", async () => {
+    // The platform counts observations itself and hands prom-client the samples to write: this
+    // holds the two together (labels quoted and escaped, values on and just above a bound, no labels).
+    const registry = new MetricRegistry();
+    const ours = registry.histogram<'path' | 'kind'>({ name: 'demo_seconds', help: 'Durations.', labelNames: ['path', 'kind'], buckets: [0.5, 0.1, 1] });
+    const bare = registry.histogram({ name: 'bare_bytes', help: 'Sizes.', buckets: [10, 100] });
+    const reference = new PromRegistry();
+    const theirs = new PromHistogram<'path' | 'kind'>({
+      name: 'demo_seconds',
+      help: 'Durations.',
+      labelNames: ['path', 'kind'],
+      buckets: [0.1, 0.5, 1],
+      registers: [reference],
+    });
+    const theirsBare = new PromHistogram({ name: 'bare_bytes', help: 'Sizes.', buckets: [10, 100], registers: [reference] });
+    const observations: [Record<'path' | 'kind', string>, number][] = [
+      [{ path: 'C:\\dir "quoted"\nnext', kind: 'x' }, 0.1],
+      [{ path: 'a', kind: 'x' }, 0.10000001],
+      [{ path: 'a', kind: 'y' }, 1],
+      [{ path: 'C:\\dir "quoted"\nnext', kind: 'x' }, 7],
+      [{ path: 'a', kind: 'x' }, 0],
+    ];
+    for (const [labels, value] of observations) {
+      ours.observe(labels, value);
+      theirs.observe(labels, value);
+    }
+    for (const value of [10, 10.5, 1e6]) {
+      bare.observe({}, value);
+      theirsBare.observe(value);
+    }
+    assert.equal(await registry.render(), await reference.metrics());
   });
 
   it('refuses bad names, reserved labels, a counter going down and a metric registered twice', () => {
