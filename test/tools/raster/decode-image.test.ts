@@ -22,6 +22,17 @@ async function translucentPng(): Promise<Buffer> {
   return png;
 }
 
+/** A 64×48 JPEG: black on the left half, white on the right. */
+async function halfDarkJpeg(): Promise<Buffer> {
+  const canvas = createCanvas(64, 48);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, 64, 48);
+  context.fillStyle = '#000000';
+  context.fillRect(0, 0, 32, 48);
+  return canvas.encode('jpeg', 95);
+}
+
 /** The PNG with its header claiming another size (the header's checksum recomputed, so it reads as valid). */
 function withClaimedSize(png: Buffer, width: number, height: number): Buffer {
   const copy = Buffer.from(png);
@@ -45,13 +56,7 @@ describe('decodeImage', () => {
   });
 
   it('decodes a JPEG to opaque RGBA', async () => {
-    const canvas = createCanvas(64, 48);
-    const context = canvas.getContext('2d');
-    context.fillStyle = '#ffffff';
-    context.fillRect(0, 0, 64, 48);
-    context.fillStyle = '#000000';
-    context.fillRect(0, 0, 32, 48);
-    const raster = await decodeImage(await canvas.encode('jpeg', 95));
+    const raster = await decodeImage(await halfDarkJpeg());
     assert.equal(raster.width, 64);
     assert.equal(raster.height, 48);
     const [dark] = pixel(raster, 8, 24);
@@ -61,14 +66,8 @@ describe('decodeImage', () => {
   });
 
   it('turns a JPEG as its EXIF orientation says (a phone photo stored sideways reads upright)', async () => {
-    const canvas = createCanvas(64, 48);
-    const context = canvas.getContext('2d');
-    context.fillStyle = '#ffffff';
-    context.fillRect(0, 0, 64, 48);
-    context.fillStyle = '#000000';
-    context.fillRect(0, 0, 32, 48);
     // Orientation 6: the stored pixels are shown turned 90° clockwise, so the dark left half is shown on top.
-    const sideways = await sharp(await canvas.encode('jpeg', 95))
+    const sideways = await sharp(await halfDarkJpeg())
       .withMetadata({ orientation: 6 })
       .jpeg({ quality: 95 })
       .toBuffer();
