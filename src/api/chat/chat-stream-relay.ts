@@ -1,4 +1,4 @@
-import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
+import type { ChatPartBatch, ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import { DeliveredOutput } from '../../core/chat/cut-answer-usage.ts';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../core/chat/engine-errors.ts';
@@ -24,13 +24,13 @@ interface PendingCall {
  * failed in band, or the client left); undefined when nothing went out.
  */
 export async function relayChatStream(
-  parts: AsyncIterable<ChatStreamPart>,
+  batches: AsyncIterable<ChatPartBatch>,
   header: ChatAnswerHeader,
   toolStream: boolean,
   writer: SseWriter,
   promptTokensWithoutEngine: () => Promise<number>,
 ): Promise<ChatUsage | undefined> {
-  const iterator = parts[Symbol.asyncIterator]();
+  const iterator = batches[Symbol.asyncIterator]();
   let next = await iterator.next();
   writer.open();
   const calls = new Map<number, PendingCall>();
@@ -39,17 +39,21 @@ export async function relayChatStream(
   const deliveredUsage = async () => (delivered.any ? delivered.usageWhenCut(undefined, promptTokensWithoutEngine) : undefined);
   try {
     for (; !next.done; next = await iterator.next()) {
-      const part = next.value;
-      if (!writer.writable) return await deliveredUsage();
-      if (part.type === 'finish') {
-        if (!toolStream && calls.size > 0) await writer.send(toChunk(header, { tool_calls: wholeCalls(calls) }));
-        await writer.send(toFinalChunk(header, part.reason, part.usage));
-        return part.usage;
+      let sent: Promise<void> | undefined;
+      for (const part of next.value) {
+        if (!writer.writable) return await deliveredUsage();
+        if (part.type === 'finish') {
+          if (!toolStream && calls.size > 0) await writer.send(toChunk(header, { tool_calls: wholeCalls(calls) }));
+          await writer.send(toFinalChunk(header, part.reason, part.usage));
+          return part.usage;
+        }
+        const delta = relayPart(part, calls, toolStream);
+        if (delta === undefined) continue;
+        sent = writer.send(toChunk(header, delta));
+        delivered.add(deliveredText(part));
       }
-      const delta = relayPart(part, calls, toolStream);
-      if (delta === undefined) continue;
-      await writer.send(toChunk(header, delta));
-      delivered.add(deliveredText(part));
+      // The parts of a batch are at hand already; under backpressure the next batch waits until the response drains.
+      if (sent !== undefined) await sent;
     }
     throw new EngineConnectionError('the engine stream ended without a finish');
   } catch (error) {
