@@ -61,6 +61,20 @@ export class SseWriter {
   }
 
   /**
+   * Adds the event to what goes out at the next `flush` (or `send`): a producer with several
+   * events at hand (the parts of one engine read) writes them together without a turn's wait.
+   */
+  add(data: unknown): void {
+    if (this.writable) this.#queue(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Hands what was added to the response now; under backpressure, a promise that resolves when it drains (or closes). */
+  flush(): Promise<void> | undefined {
+    this.#flush();
+    return this.#drained;
+  }
+
+  /**
    * The error that ends this stream in band, as the client will read it (an engine's failure
    * through the one mapping, a 500 for anything else); its code goes into the request's log line.
    * An unexpected error is logged here, once (an engine's failure has its own line already).
@@ -92,15 +106,19 @@ export class SseWriter {
    */
   #write(text: string): Promise<void> {
     if (!this.writable) return written;
-    this.#pending = this.#pending === '' ? text : this.#pending + text;
-    // A turn that makes more than the response should hold (a producer with everything at hand)
-    // hands it over at once, so that the response's backpressure holds it back.
-    if (this.#pending.length >= this.#reply.raw.writableHighWaterMark) this.#flush();
-    else if (!this.#flushScheduled) {
+    this.#queue(text);
+    if (this.#pending !== '' && !this.#flushScheduled) {
       this.#flushScheduled = true;
       process.nextTick(this.#flushLater);
     }
     return this.#drained ?? written;
+  }
+
+  #queue(text: string): void {
+    this.#pending = this.#pending === '' ? text : this.#pending + text;
+    // A turn that makes more than the response should hold (a producer with everything at hand)
+    // hands it over at once, so that the response's backpressure holds it back.
+    if (this.#pending.length >= this.#reply.raw.writableHighWaterMark) this.#flush();
   }
 
   /** #flush as one function per stream, not a closure per turn. */

@@ -416,7 +416,7 @@ describe('engine exchange: caps on what an engine sends', () => {
       const parts: unknown[] = [];
       const error = await rejection(
         (async () => {
-          for await (const part of chat.stream(chatRequest())) parts.push(part);
+          for await (const batch of chat.stream(chatRequest())) parts.push(...batch);
         })(),
       );
       assertEngineFailure(error, 'too-large', 'without content', `${maxEventsWithoutProgress} events`);

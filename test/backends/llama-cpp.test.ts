@@ -7,7 +7,7 @@ import { readLlamaSettings } from '../../src/backends/llama-cpp/llama-settings.t
 import { SequencePool } from '../../src/backends/llama-cpp/sequence-pool.ts';
 import { StopWordMatcher } from '../../src/backends/llama-cpp/stop-word-matcher.ts';
 import { readToolCall } from '../../src/backends/llama-cpp/tool-call-reader.ts';
-import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
+import type { ChatPartBatch, ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatMessage, ChatRequest, FunctionTool } from '../../src/core/chat/chat-types.ts';
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
 import type { BackendContext, BackendResources } from '../../src/core/backends/backend.ts';
@@ -63,9 +63,9 @@ function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
   });
 }
 
-async function collect(parts: AsyncIterable<ChatStreamPart>): Promise<ChatStreamPart[]> {
+async function collect(batches: AsyncIterable<ChatPartBatch>): Promise<ChatStreamPart[]> {
   const collected: ChatStreamPart[] = [];
-  for await (const part of parts) collected.push(part);
+  for await (const parts of batches) collected.push(...parts);
   return collected;
 }
 
@@ -336,8 +336,8 @@ describe('llama-cpp aborts and loading', () => {
       const started = Date.now();
       let textParts = 0;
       const running = (async () => {
-        for await (const part of backend.chat.stream(chatRequest({ maxTokens: 4000, signal: controller.signal }))) {
-          if (part.type !== 'text') continue;
+        for await (const [part] of backend.chat.stream(chatRequest({ maxTokens: 4000, signal: controller.signal }))) {
+          if (part?.type !== 'text') continue;
           textParts += 1;
           if (textParts === 3) {
             // A second request queues behind the only sequence; its client goes away first.

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createOpenAiCompatibleBackend } from '../../src/backends/openai-compatible/openai-compatible.backend.ts';
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
-import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
+import type { ChatPartBatch, ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../src/core/chat/engine-errors.ts';
 import type { OpenAiCompatibleSettings } from '../../src/backends/openai-compatible/openai-compatible-settings.ts';
@@ -40,17 +40,17 @@ function openBackend(baseUrl: string, entry: Partial<OpenAiCompatibleSettings> =
   return { chat: backend.chat, tokenizer: backend.tokenizer };
 }
 
-async function collect(stream: AsyncIterable<ChatStreamPart>): Promise<ChatStreamPart[]> {
+async function collect(stream: AsyncIterable<ChatPartBatch>): Promise<ChatStreamPart[]> {
   const parts: ChatStreamPart[] = [];
-  for await (const part of stream) parts.push(part);
+  for await (const batch of stream) parts.push(...batch);
   return parts;
 }
 
 /** Reads a stream to its failure; returns the parts that came before it and the error. */
-async function collectUntilError(stream: AsyncIterable<ChatStreamPart>): Promise<{ parts: ChatStreamPart[]; error: unknown }> {
+async function collectUntilError(stream: AsyncIterable<ChatPartBatch>): Promise<{ parts: ChatStreamPart[]; error: unknown }> {
   const parts: ChatStreamPart[] = [];
   try {
-    for await (const part of stream) parts.push(part);
+    for await (const batch of stream) parts.push(...batch);
   } catch (error) {
     return { parts, error };
   }
@@ -572,9 +572,14 @@ describe('openai-compatible: abort', () => {
     const parts: ChatStreamPart[] = [];
     const error = await rejection(
       (async () => {
-        for await (const part of openBackend(engine.baseUrl).chat.stream(chatRequest({ signal: controller.signal }))) {
-          parts.push(part);
-          if (parts.length === 2) controller.abort();
+        for await (const batch of openBackend(engine.baseUrl).chat.stream(chatRequest({ signal: controller.signal }))) {
+          for (const part of batch) {
+            parts.push(part);
+            if (parts.length === 2) {
+              controller.abort();
+              break;
+            }
+          }
         }
       })(),
     );
@@ -586,8 +591,8 @@ describe('openai-compatible: abort', () => {
 
   it('closes the engine connection when the reader stops early', async () => {
     engine.enqueue(sseReply(vllmReasoningStream({ content: Array.from({ length: 50 }, (_, index) => `w${index} `) }), { delayMs: 30 }));
-    for await (const part of openBackend(engine.baseUrl).chat.stream(chatRequest())) {
-      if (part.type === 'text') break;
+    for await (const batch of openBackend(engine.baseUrl).chat.stream(chatRequest())) {
+      if (batch.some((part) => part.type === 'text')) break;
     }
     await engine.waitForClientClose(0, 1000);
   });

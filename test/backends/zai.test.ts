@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createZaiBackend } from '../../src/backends/zai/zai.backend.ts';
 import type { ChatModel, TokenCounter } from '../../src/core/chat/chat-model.ts';
-import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
+import type { ChatPartBatch, ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import type { ZaiSettings } from '../../src/backends/zai/zai-settings.ts';
 import { apiErrorOf } from '../../src/core/errors/engine-failure.ts';
@@ -39,9 +39,9 @@ function openBackend(entry: Partial<ZaiSettings> = {}): { chat: ChatModel; token
   return { chat: backend.chat, tokenizer: backend.tokenizer };
 }
 
-async function collect(stream: AsyncIterable<ChatStreamPart>): Promise<ChatStreamPart[]> {
+async function collect(stream: AsyncIterable<ChatPartBatch>): Promise<ChatStreamPart[]> {
   const parts: ChatStreamPart[] = [];
-  for await (const part of stream) parts.push(part);
+  for await (const batch of stream) parts.push(...batch);
   return parts;
 }
 
@@ -194,7 +194,7 @@ describe('zai: errors', () => {
     const parts: ChatStreamPart[] = [];
     const error = await rejection(
       (async () => {
-        for await (const part of openBackend().chat.stream(chatRequest())) parts.push(part);
+        for await (const batch of openBackend().chat.stream(chatRequest())) parts.push(...batch);
       })(),
     );
     assert.deepEqual(parts, [{ type: 'text', text: 'Some' }]);

@@ -68,7 +68,7 @@ describe('recorded llama-server answers replayed through the engine reader', () 
     it(`${name}: the stream's parts`, async () => {
       engine.enqueue(sseReply(recordedEvents(name)));
       const parts: ChatStreamPart[] = [];
-      for await (const part of chat.stream(chatRequest({ model: 'tiny-glm' }))) parts.push(part);
+      for await (const batch of chat.stream(chatRequest({ model: 'tiny-glm' }))) parts.push(...batch);
       assert.equal(parts.at(-1)?.type, 'finish', 'every recorded stream ends with a finish part');
       compareWithExpectation(`${name}.parts.json`, parts);
     });

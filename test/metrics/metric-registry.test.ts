@@ -4,7 +4,7 @@ import { Histogram as PromHistogram, Registry as PromRegistry } from 'prom-clien
 import { MetricRegistry } from '../../src/core/metrics/metric-registry.ts';
 import { instrumentBackend, type EngineCallObserver } from '../../src/core/metrics/instrument-backend.ts';
 import { ApiError } from '../../src/core/errors/api-error.ts';
-import type { ChatStreamPart } from '../../src/core/chat/chat-stream-part.ts';
+import type { ChatPartBatch } from '../../src/core/chat/chat-stream-part.ts';
 import type { ChatRequest } from '../../src/core/chat/chat-types.ts';
 import { assertHistogramSeries, parseScrape, valueOf } from './prometheus-scrape.ts';
 
@@ -161,11 +161,11 @@ describe('engine call instrumentation', () => {
             if (fail !== undefined) throw fail;
             return { text: 'hi' } as never;
           },
-          async *stream(): AsyncGenerator<ChatStreamPart> {
-            yield { type: 'text', text: 'a' };
+          async *stream(): AsyncGenerator<ChatPartBatch> {
+            yield [{ type: 'text', text: 'a' }];
             await new Promise((resolve) => setTimeout(resolve, 30));
             if (fail !== undefined) throw fail;
-            yield { type: 'finish', reason: 'stop', usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0 } } as ChatStreamPart;
+            yield [{ type: 'finish', reason: 'stop', usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0 } }];
           },
         },
       },

@@ -76,13 +76,15 @@ async function* stream(
 ): AsyncGenerator<AgentEvent, AgentFinish> {
   let sentText = false;
   try {
-    for await (const part of engine.chat.stream(agentChatRequest(engine.model, messages, engine.signal, { temperature }))) {
-      if (part.type === 'text' && part.text !== '') {
-        sentText = true;
-        yield { kind: 'delta', text: part.text };
-      } else if (part.type === 'finish') {
-        tally.addCall(part.usage);
-        return agentFinish(part.reason);
+    for await (const parts of engine.chat.stream(agentChatRequest(engine.model, messages, engine.signal, { temperature }))) {
+      for (const part of parts) {
+        if (part.type === 'text' && part.text !== '') {
+          sentText = true;
+          yield { kind: 'delta', text: part.text };
+        } else if (part.type === 'finish') {
+          tally.addCall(part.usage);
+          return agentFinish(part.reason);
+        }
       }
     }
     throw new EngineConnectionError('the engine stream ended without a finish');

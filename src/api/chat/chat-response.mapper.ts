@@ -73,8 +73,9 @@ function contentFilterOf(reason: FinishReason): ContentFilterVerdict[] | undefin
   return reason === 'sensitive' ? [...flaggedWithoutLevel('assistant')] : undefined;
 }
 
-/** A delta of a streamed answer (docs/wire.md §3.2): every delta says role assistant. */
+/** A delta of a streamed answer (docs/wire.md §3.2): every delta says role assistant, first. */
 export interface WireDelta {
+  readonly role: 'assistant';
   readonly content?: string;
   readonly reasoning_content?: string;
   readonly tool_calls?: readonly WireToolCallDelta[];
@@ -92,7 +93,7 @@ export function toChunk(header: ChatAnswerHeader, delta: WireDelta) {
     id: header.id,
     created: header.created,
     model: header.model,
-    choices: [{ index: 0, delta: { role: 'assistant' as const, ...delta }, finish_reason: null }],
+    choices: [{ index: 0, delta, finish_reason: null }],
   };
 }
 

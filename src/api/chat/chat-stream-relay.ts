@@ -1,9 +1,9 @@
-import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
+import type { ChatPartBatch, ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import { DeliveredOutput } from '../../core/chat/cut-answer-usage.ts';
 import type { ChatUsage } from '../../core/chat/chat-types.ts';
 import { EngineConnectionError } from '../../core/chat/engine-errors.ts';
 import type { SseWriter } from '../../http/sse-writer.ts';
-import { toChunk, toFinalChunk, type ChatAnswerHeader, type WireToolCallDelta } from './chat-response.mapper.ts';
+import { toChunk, toFinalChunk, type ChatAnswerHeader, type WireDelta, type WireToolCallDelta } from './chat-response.mapper.ts';
 
 interface PendingCall {
   id: string;
@@ -24,13 +24,13 @@ interface PendingCall {
  * failed in band, or the client left); undefined when nothing went out.
  */
 export async function relayChatStream(
-  parts: AsyncIterable<ChatStreamPart>,
+  batches: AsyncIterable<ChatPartBatch>,
   header: ChatAnswerHeader,
   toolStream: boolean,
   writer: SseWriter,
   promptTokensWithoutEngine: () => Promise<number>,
 ): Promise<ChatUsage | undefined> {
-  const iterator = parts[Symbol.asyncIterator]();
+  const iterator = batches[Symbol.asyncIterator]();
   let next = await iterator.next();
   writer.open();
   const calls = new Map<number, PendingCall>();
@@ -39,17 +39,21 @@ export async function relayChatStream(
   const deliveredUsage = async () => (delivered.any ? delivered.usageWhenCut(undefined, promptTokensWithoutEngine) : undefined);
   try {
     for (; !next.done; next = await iterator.next()) {
-      const part = next.value;
-      if (!writer.writable) return await deliveredUsage();
-      if (part.type === 'finish') {
-        if (!toolStream && calls.size > 0) await writer.send(toChunk(header, { tool_calls: wholeCalls(calls) }));
-        await writer.send(toFinalChunk(header, part.reason, part.usage));
-        return part.usage;
+      for (const part of next.value) {
+        if (!writer.writable) return await deliveredUsage();
+        if (part.type === 'finish') {
+          if (!toolStream && calls.size > 0) writer.add(toChunk(header, { role: 'assistant', tool_calls: wholeCalls(calls) }));
+          await writer.send(toFinalChunk(header, part.reason, part.usage));
+          return part.usage;
+        }
+        const delta = relayPart(part, calls, toolStream);
+        if (delta === undefined) continue;
+        writer.add(toChunk(header, delta));
+        delivered.add(deliveredText(part));
       }
-      const delta = relayPart(part, calls, toolStream);
-      if (delta === undefined) continue;
-      await writer.send(toChunk(header, delta));
-      delivered.add(deliveredText(part));
+      // The events of a batch go out in one write; under backpressure the next batch waits until the response drains.
+      const drained = writer.flush();
+      if (drained !== undefined) await drained;
     }
     throw new EngineConnectionError('the engine stream ended without a finish');
   } catch (error) {
@@ -68,23 +72,23 @@ export async function relayChatStream(
 }
 
 /** The delta to send for one part now, or undefined when the part is held back (or empty). */
-function relayPart(part: Exclude<ChatStreamPart, { type: 'finish' }>, calls: Map<number, PendingCall>, toolStream: boolean) {
+function relayPart(part: Exclude<ChatStreamPart, { type: 'finish' }>, calls: Map<number, PendingCall>, toolStream: boolean): WireDelta | undefined {
   switch (part.type) {
     case 'reasoning':
-      return part.text === '' ? undefined : { reasoning_content: part.text };
+      return part.text === '' ? undefined : { role: 'assistant', reasoning_content: part.text };
     case 'text':
-      return part.text === '' ? undefined : { content: part.text };
+      return part.text === '' ? undefined : { role: 'assistant', content: part.text };
     case 'tool-call-start':
       calls.set(part.index, { id: part.id, name: part.name, arguments: '' });
       return toolStream
-        ? { tool_calls: [{ index: part.index, id: part.id, type: 'function' as const, function: { name: part.name, arguments: '' } }] }
+        ? { role: 'assistant', tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] }
         : undefined;
     case 'tool-call-delta': {
       const call = calls.get(part.index);
       if (call === undefined) throw new EngineConnectionError(`the engine sent arguments for unknown tool call ${part.index}`);
       call.arguments += part.argumentsDelta;
       return toolStream && part.argumentsDelta !== ''
-        ? { tool_calls: [{ index: part.index, id: call.id, type: 'function' as const, function: { arguments: part.argumentsDelta } }] }
+        ? { role: 'assistant', tool_calls: [{ index: part.index, id: call.id, type: 'function', function: { arguments: part.argumentsDelta } }] }
         : undefined;
     }
   }

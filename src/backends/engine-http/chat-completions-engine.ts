@@ -1,5 +1,5 @@
 import type { ChatModel } from '../../core/chat/chat-model.ts';
-import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
+import type { ChatPartBatch, ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import type { ChatRequest, ChatResult } from '../../core/chat/chat-types.ts';
 import { ChatAnswerCollector } from '../../core/chat/collect-chat-stream.ts';
 import { EngineConnectionError, engineUnreachable } from '../../core/chat/engine-errors.ts';
@@ -85,8 +85,8 @@ export class ChatCompletionsEngine implements ChatModel {
     if (typeof server === 'string' && /^llama\.cpp\b/i.test(server)) this.#syncAnswers = 'streamed';
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
-    for await (const parts of this.#partBatches(request)) for (const part of parts) yield part;
+  stream(request: ChatRequest): AsyncGenerator<ChatPartBatch> {
+    return this.#partBatches(request);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { collectChatStream } from '../../core/chat/collect-chat-stream.ts';
 import { LlamaText, type LlamaGrammar } from 'node-llama-cpp';
 import type { ChatModel } from '../../core/chat/chat-model.ts';
-import type { ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
+import type { ChatPartBatch, ChatStreamPart } from '../../core/chat/chat-stream-part.ts';
 import type { ChatRequest, ChatResult, ChatUsage, FinishReason, FunctionTool, ToolCall } from '../../core/chat/chat-types.ts';
 import { assertTextOnly } from '../../core/chat/text-only.ts';
 import { ThinkTagSplitter } from '../../core/chat/think-tag-splitter.ts';
@@ -47,7 +47,12 @@ export class LlamaCppChatModel implements ChatModel {
     return collectChatStream(this.stream(request));
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  /** One batch per part: the engine makes one token at a time, each costing far more than the wait that hands it on. */
+  async *stream(request: ChatRequest): AsyncGenerator<ChatPartBatch> {
+    for await (const part of this.#parts(request)) yield [part];
+  }
+
+  async *#parts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     const { modelName } = this.#engine.settings;
     assertTextOnly(request.messages, modelName);
     const mode: OutputMode =

@@ -1,14 +1,16 @@
-import type { ChatStreamPart } from './chat-stream-part.ts';
+import type { ChatPartBatch } from './chat-stream-part.ts';
 import type { ChatRequest, ChatResult } from './chat-types.ts';
 
 /**
  * The chat capability. Engines throw ApiError for failures the client should see with a status
  * (engine unreachable, prompt too long, engine refused the input); a stream that breaks after
- * its first part throws EngineConnectionError so the answer can end with `network_error`.
+ * its first part throws EngineConnectionError so the answer can end with `network_error`. A
+ * stream yields its parts in batches (ChatPartBatch), in order, the last batch ending with the
+ * `finish` part.
  */
 export interface ChatModel {
   generate(request: ChatRequest): Promise<ChatResult>;
-  stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
+  stream(request: ChatRequest): AsyncIterable<ChatPartBatch>;
 }
 
 /** Images and videos as an engine counted them into a prompt; a kind it does not report apart is undefined. */

@@ -11,3 +11,10 @@ export type ChatStreamPart =
   | { readonly type: 'tool-call-start'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argumentsDelta: string }
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly usage: ChatUsage };
+
+/**
+ * Parts that came together (one read of an engine's connection often holds several events): a
+ * stream hands them on as one array, so each layer between the engine and the client waits once
+ * per batch rather than once per part. Never empty.
+ */
+export type ChatPartBatch = readonly ChatStreamPart[];

@@ -1,4 +1,4 @@
-import type { ChatStreamPart } from './chat-stream-part.ts';
+import type { ChatPartBatch, ChatStreamPart } from './chat-stream-part.ts';
 import type { ChatResult, ChatUsage, FinishReason, ToolCall } from './chat-types.ts';
 
 /**
@@ -45,8 +45,8 @@ export class ChatAnswerCollector {
 }
 
 /** The whole answer of a stream of parts (ChatAnswerCollector). */
-export async function collectChatStream(parts: AsyncIterable<ChatStreamPart>): Promise<ChatResult> {
+export async function collectChatStream(batches: AsyncIterable<ChatPartBatch>): Promise<ChatResult> {
   const collector = new ChatAnswerCollector();
-  for await (const part of parts) collector.add(part);
+  for await (const parts of batches) for (const part of parts) collector.add(part);
   return collector.result();
 }
