@@ -2,7 +2,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { UsageDailyTable, UsageRecordTable } from '../database-schema.ts';
 import { rollupSums, summedColumns } from './usage-rollup.ts';
 
-/** A ledger row's columns, in the order recordParameters lists their values. */
+/** A ledger row's columns, in the order the writer passes their values (summedColumns' order in the middle). */
 const recordColumns = [
   'id',
   'key_id',
@@ -10,16 +10,7 @@ const recordColumns = [
   'endpoint',
   'request_id',
   'day',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'pages',
-  'audio_seconds',
-  'images',
-  'videos',
-  'searches',
-  'urls_read',
-  'cost',
+  ...summedColumns,
   'created_at',
 ] as const satisfies readonly (keyof UsageRecordTable)[];
 type RecordParameters = [string, string, string, string, string, string, ...number[]];
