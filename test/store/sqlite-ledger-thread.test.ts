@@ -107,6 +107,40 @@ describe('SQLite: the usage ledger from its own thread, beside the main connecti
     ]);
   });
 
+  it('writes a batch of many rows whole, every field in its column, and rolls it back whole when one row is refused', async () => {
+    const ledger = new UsageRepository(database);
+    // 63 rows: the writer inserts them several at a time, then the rest one by one.
+    const batch = Array.from({ length: 63 }, (_, index) => ({
+      ...record(`m-${String(index).padStart(2, '0')}`),
+      promptTokens: index,
+      units: { pages: index % 3 },
+    }));
+    await ledger.insertMany(batch);
+    const rows = await database.db
+      .selectFrom('usage_records')
+      .select(['request_id', 'key_id', 'model', 'endpoint', 'prompt_tokens', 'completion_tokens', 'pages'])
+      .where('request_id', 'like', 'm-%')
+      .orderBy('request_id')
+      .execute();
+    assert.deepEqual(
+      rows,
+      batch.map((one) => ({
+        request_id: one.requestId,
+        key_id: 'key-a',
+        model: 'glm-4.7',
+        endpoint: 'chat.completions',
+        prompt_tokens: one.promptTokens,
+        completion_tokens: 2,
+        pages: one.units.pages,
+      })),
+    );
+    // One row the database refuses, in the middle of the first rows written together: none of the batch lands.
+    const refused = batch.map((one, index) => ({ ...one, requestId: `n-${one.requestId}`, model: index === 10 ? (null as unknown as string) : one.model }));
+    await assert.rejects(ledger.insertMany(refused), /NOT NULL/);
+    await ledger.close();
+    assert.equal((await ledgerRows()).filter((id) => id.startsWith('n-')).length, 0);
+  });
+
   it('a write transaction that reads first holds the write lock from its start, so another connection’s commit cannot come between', async () => {
     const insertOther = other.prepare("INSERT INTO files (id, owner_key_id, purpose, filename, bytes, created_at) VALUES (?, 'key-x', 'batch', 'a.txt', 1, 0)");
     // A deferred transaction (what Kysely opens): the other connection commits between its read and

@@ -32,8 +32,9 @@ const withUnits: UsageRecord = {
 describe('ledger rows', () => {
   it('carry every field of their record, absent units and cost as 0, through the packed form the writer thread receives', () => {
     const packed = packLedgerRecords([tokensOnly, withUnits]);
-    // What crosses to the thread is strings and numbers only.
-    assert.ok(packed.values.every((value) => typeof value === 'string' || typeof value === 'number'));
+    // What crosses to the thread is strings and one typed array of numbers.
+    assert.ok(packed.numbers instanceof Float64Array);
+    assert.deepEqual(packed.requestIds, ['req-1', 'req-2']);
     const rows = unpackLedgerRows(structuredClone(packed));
     assert.equal(rows.length, 2);
     const [first, second] = rows.map(({ id, ...row }) => {
@@ -100,5 +101,13 @@ describe('ledger rows', () => {
     const [first, second] = unpackLedgerRows(structuredClone(packLedgerRecords([tokensOnly, broken])));
     assert.equal(first?.model, 'glm-4.7');
     assert.equal(second?.model, null);
+  });
+
+  it('pass a numeric field that is not a number on as NaN, for the database to refuse, without failing the packing', () => {
+    const broken = { ...tokensOnly, cost: 5n as unknown as number, promptTokens: '12' as unknown as number };
+    const [row] = unpackLedgerRows(structuredClone(packLedgerRecords([broken])));
+    assert.ok(Number.isNaN(row?.cost));
+    assert.ok(Number.isNaN(row?.prompt_tokens));
+    assert.equal(row?.completion_tokens, 7);
   });
 });

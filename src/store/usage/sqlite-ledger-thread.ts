@@ -38,7 +38,9 @@ export class SqliteLedgerThread {
     return new Promise<void>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, records: packLedgerRecords(records) } satisfies LedgerBatch);
+      const packed = packLedgerRecords(records);
+      // The numbers' buffer moves to the thread rather than being copied.
+      worker.postMessage({ id, records: packed } satisfies LedgerBatch, [packed.numbers.buffer]);
     });
   }
 

@@ -2,6 +2,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { UsageDailyTable, UsageRecordTable } from '../database-schema.ts';
 import { rollupSums, summedColumns } from './usage-rollup.ts';
 
+/** A ledger row's columns, in the order putRow lists their values. */
 const recordColumns = [
   'id',
   'key_id',
@@ -12,6 +13,12 @@ const recordColumns = [
   ...summedColumns,
   'created_at',
 ] as const satisfies readonly (keyof UsageRecordTable)[];
+/**
+ * Rows one multi-row INSERT writes: a statement run for many rows costs the writer thread less a
+ * row than one run a row (about a sixth less), and 25 rows' 425 parameters stay far below
+ * SQLite's limit on them.
+ */
+const rowsPerInsert = 25;
 const dailyColumns = ['day', 'key_id', 'model', 'endpoint', 'calls', ...summedColumns] as const satisfies readonly (keyof UsageDailyTable)[];
 
 /**
@@ -24,17 +31,30 @@ export class SqliteLedgerWriter {
   readonly #write: SqliteDatabase.Transaction<(rows: readonly UsageRecordTable[]) => void>;
 
   constructor(sqlite: SqliteDatabase.Database) {
-    // Named parameters, bound from the row itself: no list of values made for every row.
-    const insertRecord = sqlite.prepare<[UsageRecordTable]>(
-      `INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES (${recordColumns.map((column) => `@${column}`).join(', ')})`,
+    // Positional parameters in lists made once and refilled: better-sqlite3 binds them without
+    // looking each column's name up on the row (binding by name cost about a third more a row).
+    const rowValues = `(${recordColumns.map(() => '?').join(', ')})`;
+    const insertOne = sqlite.prepare<[unknown[]]>(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES ${rowValues}`);
+    const insertMany = sqlite.prepare<[unknown[]]>(
+      `INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES ${new Array<string>(rowsPerInsert).fill(rowValues).join(', ')}`,
     );
+    const oneRow = new Array<unknown>(recordColumns.length);
+    const manyRows = new Array<unknown>(rowsPerInsert * recordColumns.length);
     const addToRollup = sqlite.prepare<[UsageDailyTable]>(
       `INSERT INTO usage_daily (${dailyColumns.join(', ')}) VALUES (${dailyColumns.map((column) => `@${column}`).join(', ')})
        ON CONFLICT (day, key_id, model, endpoint) DO UPDATE SET
        ${['calls', ...summedColumns].map((column) => `${column} = ${column} + excluded.${column}`).join(', ')}`,
     );
     this.#write = sqlite.transaction((rows: readonly UsageRecordTable[]) => {
-      for (const row of rows) insertRecord.run(row);
+      let next = 0;
+      for (; next + rowsPerInsert <= rows.length; next += rowsPerInsert) {
+        for (let index = 0; index < rowsPerInsert; index += 1) putRow(manyRows, index * recordColumns.length, rows[next + index] as UsageRecordTable);
+        insertMany.run(manyRows);
+      }
+      for (; next < rows.length; next += 1) {
+        putRow(oneRow, 0, rows[next] as UsageRecordTable);
+        insertOne.run(oneRow);
+      }
       for (const sum of rollupSums(rows)) addToRollup.run(sum);
     });
   }
@@ -43,4 +63,25 @@ export class SqliteLedgerWriter {
   write(rows: readonly UsageRecordTable[]): void {
     this.#write.immediate(rows);
   }
+}
+
+/** Puts a row's values in `values` from `at`, in recordColumns' order. */
+function putRow(values: unknown[], at: number, row: UsageRecordTable): void {
+  values[at] = row.id;
+  values[at + 1] = row.key_id;
+  values[at + 2] = row.model;
+  values[at + 3] = row.endpoint;
+  values[at + 4] = row.request_id;
+  values[at + 5] = row.day;
+  values[at + 6] = row.prompt_tokens;
+  values[at + 7] = row.completion_tokens;
+  values[at + 8] = row.cached_tokens;
+  values[at + 9] = row.pages;
+  values[at + 10] = row.audio_seconds;
+  values[at + 11] = row.images;
+  values[at + 12] = row.videos;
+  values[at + 13] = row.searches;
+  values[at + 14] = row.urls_read;
+  values[at + 15] = row.cost;
+  values[at + 16] = row.created_at;
 }
