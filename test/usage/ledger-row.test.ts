@@ -24,7 +24,8 @@ const withUnits: UsageRecord = {
   promptTokens: 0,
   completionTokens: 0,
   cachedTokens: 0,
-  units: { pages: 4, audioSeconds: 12.5, searches: 1 },
+  // Every unit a value of its own: a field read from another's place shows.
+  units: { pages: 4, audioSeconds: 12.5, images: 2, videos: 3, searches: 1, urlsRead: 6 },
   cost: 1_250_000,
   createdAt: createdAt + 1,
 };
@@ -70,10 +71,10 @@ describe('ledger rows', () => {
       cached_tokens: 0,
       pages: 4,
       audio_seconds: 12.5,
-      images: 0,
-      videos: 0,
+      images: 2,
+      videos: 3,
       searches: 1,
-      urls_read: 0,
+      urls_read: 6,
       cost: 1_250_000,
       created_at: createdAt + 1,
     });

@@ -2,7 +2,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { UsageDailyTable, UsageRecordTable } from '../database-schema.ts';
 import { rollupSums, summedColumns } from './usage-rollup.ts';
 
-/** A ledger row's columns, in the order putRow lists their values. */
+/** A ledger row's columns, in the order of the INSERTs' parameters. */
 const recordColumns = [
   'id',
   'key_id',
@@ -65,23 +65,10 @@ export class SqliteLedgerWriter {
   }
 }
 
-/** Puts a row's values in `values` from `at`, in recordColumns' order. */
+/**
+ * Puts a row's values in `values` from `at`, in recordColumns' order: read through that list, so a
+ * column added to it (or to summedColumns) can never land in another column's place.
+ */
 function putRow(values: unknown[], at: number, row: UsageRecordTable): void {
-  values[at] = row.id;
-  values[at + 1] = row.key_id;
-  values[at + 2] = row.model;
-  values[at + 3] = row.endpoint;
-  values[at + 4] = row.request_id;
-  values[at + 5] = row.day;
-  values[at + 6] = row.prompt_tokens;
-  values[at + 7] = row.completion_tokens;
-  values[at + 8] = row.cached_tokens;
-  values[at + 9] = row.pages;
-  values[at + 10] = row.audio_seconds;
-  values[at + 11] = row.images;
-  values[at + 12] = row.videos;
-  values[at + 13] = row.searches;
-  values[at + 14] = row.urls_read;
-  values[at + 15] = row.cost;
-  values[at + 16] = row.created_at;
+  for (let index = 0; index < recordColumns.length; index += 1) values[at + index] = row[recordColumns[index] as (typeof recordColumns)[number]];
 }
