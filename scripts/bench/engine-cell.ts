@@ -99,8 +99,15 @@ export async function measureCell(cell: Cell, setting: CellSetting): Promise<str
   });
   // One round's worth each first: new connections, the engine's slots and prompt cache.
   for (const side of sides) await runRound(side.target, side.stream, cell.concurrency, requests, side.agent);
+  let order: readonly Side[] = sides;
   for (let round = 0; round < cell.rounds; round += 1) {
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+    // Rounds go in pairs: a shuffled order, then the same reversed, so each target's mean place is
+    // the same in every pair and its neighbours change from pair to pair. What a call leaves the
+    // shared engine and cores to finish (a streamed answer's closed connection, a slot's release)
+    // otherwise always fell on the same neighbours: with one order and its reverse, the target
+    // listed after the direct calls always ran beside them.
+    order = round % 2 === 0 ? shuffled(sides) : [...order].reverse();
+    for (const side of order) {
       const measured = [side.pid, setting.enginePid].filter((pid) => pid !== undefined);
       const before = cpuTimes(measured);
       side.rounds.push(await runRound(side.target, side.stream, cell.concurrency, requests, side.agent));
@@ -112,6 +119,16 @@ export async function measureCell(cell: Cell, setting: CellSetting): Promise<str
   }
   for (const side of sides) side.agent?.destroy();
   return report(cell, setting, sides);
+}
+
+/** A copy of `items` in a random order (Fisher-Yates). */
+function shuffled<Item>(items: readonly Item[]): Item[] {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other] as Item, copy[index] as Item];
+  }
+  return copy;
 }
 
 /** On the tiny model the hop may add this much to the proxy's p50 … */
