@@ -7,6 +7,11 @@ import { routeOf } from './route-of.ts';
 
 const written = Promise.resolve();
 
+/** One event as written on the wire: `data: <json>` and the blank line that ends it. */
+function eventText(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
+}
+
 /**
  * Server-sent events as every official client parses them (docs/wire.md §3.1): each event is
  * exactly `data: <json>\n\n`, the stream ends with `data: [DONE]\n\n`; no event, id, retry or
@@ -57,7 +62,7 @@ export class SseWriter {
 
   /** Resolves once the event is handed to the socket, or, under backpressure, once it drains. */
   send(data: unknown): Promise<void> {
-    return this.#write(`data: ${JSON.stringify(data)}\n\n`);
+    return this.#write(eventText(data));
   }
 
   /**
@@ -65,7 +70,7 @@ export class SseWriter {
    * events at hand (the parts of one engine read) writes them together without a turn's wait.
    */
   add(data: unknown): void {
-    if (this.writable) this.#queue(`data: ${JSON.stringify(data)}\n\n`);
+    if (this.writable) this.#queue(eventText(data));
   }
 
   /** Hands what was added to the response now; under backpressure, a promise that resolves when it drains (or closes). */

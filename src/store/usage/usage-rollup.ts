@@ -25,23 +25,29 @@ export function rollupSums(rows: readonly UsageRecordTable[]): UsageDailyTable[]
   let last: UsageDailyTable | undefined;
   for (const row of rows) {
     let sum = last !== undefined && sameGroup(last, row) ? last : undefined;
-    if (sum === undefined) sum = sums.get(groupOf(row));
     if (sum === undefined) {
-      sum = {
-        day: row.day,
-        key_id: row.key_id,
-        model: row.model,
-        endpoint: row.endpoint,
-        calls: 0,
-        ...(Object.fromEntries(summedColumns.map((column) => [column, 0])) as Record<(typeof summedColumns)[number], number>),
-      };
-      sums.set(groupOf(row), sum);
+      const group = groupOf(row);
+      sum = sums.get(group) ?? newSum(sums, group, row);
     }
     last = sum;
     sum.calls += 1;
     for (const column of summedColumns) sum[column] += row[column];
   }
   return [...sums.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, sum]) => sum);
+}
+
+/** A group's sum at zero, added to `sums` under its key. */
+function newSum(sums: Map<string, UsageDailyTable>, group: string, row: UsageRecordTable): UsageDailyTable {
+  const sum: UsageDailyTable = {
+    day: row.day,
+    key_id: row.key_id,
+    model: row.model,
+    endpoint: row.endpoint,
+    calls: 0,
+    ...(Object.fromEntries(summedColumns.map((column) => [column, 0])) as Record<(typeof summedColumns)[number], number>),
+  };
+  sums.set(group, sum);
+  return sum;
 }
 
 function groupOf(row: UsageRecordTable): string {
