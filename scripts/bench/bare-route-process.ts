@@ -2,7 +2,8 @@
 // only the chat call's own work — validate the body against the chat schema, map it to the engine's
 // body, call the engine through the same exchange, map the answer back, with the AbortController
 // that stops the engine when the client leaves. No authentication, limits, usage ledger, metrics,
-// request ids or logs. Prints its origin on stdout. TARGET: the engine's base URL.
+// request ids or logs. Prints its origin on stdout. TARGET: the engine's base URL; UPSTREAM_MODEL: the
+// model name the engine is asked for (default: the one the client named).
 import Fastify from 'fastify';
 import { toChatRequest } from '../../src/api/chat/chat-request.mapper.ts';
 import { toChatCompletion } from '../../src/api/chat/chat-response.mapper.ts';
@@ -25,7 +26,11 @@ app.post('/chat/completions', { schema: { body: ChatCompletionRequest } }, async
     if (!reply.raw.writableFinished) controller.abort(new Error('the client closed the connection'));
   });
   const chat = toChatRequest(request.body as ChatCompletionRequest, controller.signal);
-  const body = buildOpenAiChatBody(chat, { modelName: chat.model, upstreamModel: chat.model, thinkingParam: defaultThinkingParam, vision: false }, false);
+  const body = buildOpenAiChatBody(
+    chat,
+    { modelName: chat.model, upstreamModel: process.env['UPSTREAM_MODEL'] ?? chat.model, thinkingParam: defaultThinkingParam, vision: false },
+    false,
+  );
   const exchange = new EngineExchange(engineDispatcher, {
     method: 'POST',
     url,

@@ -55,6 +55,12 @@ const withProxy = process.env['BENCH_PROXY'] === '1';
  */
 const withRouted = process.env['BENCH_ROUTED'] === '1';
 /**
+ * BENCH_FLOOR=1: also a bare Fastify route (bare-route-process.ts) in front of the tiny model's
+ * engine in sync cells: the chat schema, the same mapping and engine exchange, nothing of the
+ * platform around them. Its CPU a call is the part of the platform's that the libraries cost.
+ */
+const withFloor = process.env['BENCH_FLOOR'] === '1';
+/**
  * In the sync cells, two more targets (BENCH_SYNC_WHOLE=0 leaves them out). The platform as
  * shipped asks llama.cpp for a stream even for a sync call and puts the answer together itself
  * (so that a departed client frees its slot): the engine does more work for it than for direct
@@ -310,6 +316,17 @@ async function main(): Promise<void> {
       pids.set('node proxy', proxy.pid);
       proxyOrigin = await proxy.match;
     }
+    let floorOrigin: string | undefined;
+    if (withFloor) {
+      const floor = start(
+        process.execPath,
+        ['--import', here('../../bin/register-typescript.mjs'), here('./bare-route-process.ts')],
+        { TARGET: tiny.engine.baseUrl, UPSTREAM_MODEL: tiny.alias },
+        /(http:\/\/\S+)/,
+      );
+      pids.set(targetNames.floor, floor.pid);
+      floorOrigin = await floor.match;
+    }
     /** The targets of a size, direct calls first. */
     const targetsOf = (size: Size): AnswerTarget[] => {
       const direct: AnswerTarget = {
@@ -322,6 +339,8 @@ async function main(): Promise<void> {
       // The routed model is the tiny one's.
       const targets = [direct, ...platforms.map((platform) => platform.target).filter((target) => size === tiny || target.name !== targetNames.routed)];
       if (withSyncWhole) targets.push({ ...direct, name: targetNames.directStreamed });
+      if (floorOrigin !== undefined && size === tiny)
+        targets.push({ name: targetNames.floor, url: `${floorOrigin}/chat/completions`, headers: {}, keepsStreamsAlive: true, body: () => '' });
       if (proxyOrigin !== undefined)
         targets.push({ name: 'node proxy', url: `${proxyOrigin}${size.proxyPrefix}/chat/completions`, headers: {}, keepsStreamsAlive: true, body: () => '' });
       return targets;
@@ -333,7 +352,7 @@ async function main(): Promise<void> {
     console.log(`\nWarm-up: ${warmUpRequests} requests per target at concurrency 8 (tiny model, max_tokens 8, half streamed)`);
     const tinyBodies = bodiesFor(tiny);
     for (const target of targetsOf(tiny).filter((each) => each.name !== targetNames.directStreamed)) {
-      for (const stream of [false, true]) {
+      for (const stream of target.name === targetNames.floor ? [false] : [false, true]) {
         const agent = agentFor(target, stream, 8);
         await runRound(tinyBodies(target, 8, target.name === targetNames.direct || isProxy(target)), stream, 8, Math.ceil(warmUpRequests / 2), agent);
         agent?.destroy();

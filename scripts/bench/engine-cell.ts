@@ -29,6 +29,7 @@ export const targetNames = {
   syncWhole: 'platform, whole answers (like the proxy)',
   directStreamed: 'direct, asked for a stream',
   routed: 'platform routed (2 deployments)',
+  floor: 'bare Fastify route (no platform)',
 } as const;
 
 export const isProxy = (target: AnswerTarget) => target.name.startsWith('node proxy');
@@ -81,10 +82,10 @@ export const load = () =>
 /** Runs the cell's rounds, prints its table and returns its verdicts. */
 export async function measureCell(cell: Cell, setting: CellSetting): Promise<string[]> {
   const requests = cell.requestsPerRound;
-  // Streamed calls are the same with either syncAnswers; direct calls asked for a stream stand for the default only in sync cells.
-  const targets = cell.stream
-    ? setting.targets.filter((target) => target.name !== targetNames.syncWhole && target.name !== targetNames.directStreamed)
-    : setting.targets;
+  // Streamed calls are the same with either syncAnswers; direct calls asked for a stream stand for
+  // the default only in sync cells; the bare route answers whole only.
+  const syncOnly: readonly string[] = [targetNames.syncWhole, targetNames.directStreamed, targetNames.floor];
+  const targets = cell.stream ? setting.targets.filter((target) => !syncOnly.includes(target.name)) : setting.targets;
   const sides: Side[] = targets.map((target) => {
     const stream = cell.stream || target.name === targetNames.directStreamed;
     return {
@@ -156,6 +157,16 @@ function report(cell: Cell, setting: CellSetting, sides: readonly Side[]): strin
     side.rounds.map((round, index) => round.requestsPerSecond / (others[index]?.requestsPerSecond ?? Number.NaN));
   const addedOver = (side: Side, others: readonly RoundResult[]) => median(side.rounds.map((round, index) => roundP50(round) - roundP50(others[index])));
   const answeredBy = (side: Side) => side.rounds.reduce((sum, round) => sum + round.requests, 0);
+  const cpuOverProxy = (side: Side) =>
+    proxy === undefined || side.pid === undefined ? undefined : side.cpuMs / answeredBy(side) / (proxy.cpuMs / answeredBy(proxy));
+  /** The CPU a call beside the proxy's, unjudged; a note instead where the proxy's ticks are too few. */
+  const cpuBesideProxy = (side: Side) => {
+    const ratio = cpuOverProxy(side);
+    if (ratio === undefined || proxy === undefined) return '';
+    return proxy.cpuMs < minimumProxyCpuMs
+      ? `; CPU a call ${proxy.cpuMs > 0 ? `${fixed(ratio, 2)}x the proxy's ` : ''}(too few of the proxy's CPU ticks to judge)`
+      : `; CPU a call ${fixed(ratio, 2)}x the proxy's`;
+  };
   for (const side of sides) {
     const latency = pooledPercentiles(side.rounds, (round) => round.latenciesMs);
     const firstByte = pooledPercentiles(side.rounds, (round) => round.firstBytesMs);
@@ -200,6 +211,12 @@ function report(cell: Cell, setting: CellSetting, sides: readonly Side[]): strin
       );
       continue;
     }
+    if (name === targetNames.floor) {
+      // What the libraries alone cost (Fastify, the chat schema, the engine exchange): the part of the
+      // platform's CPU a call that no platform logic adds.
+      verdicts.push(`${label} (the libraries' floor, no target): ${againstDirect}${cpuBesideProxy(side)}`);
+      continue;
+    }
     if (name === targetNames.routed) {
       const overSingle = median(ratiosTo(side, sideNamed('platform')?.rounds ?? []));
       verdicts.push(`${label}: ${fixed(overSingle, 3)}x the one-deployment platform's req/s (target >= 0.98x): ${overSingle >= 0.98 ? 'met' : 'NOT met'}`);
@@ -220,13 +237,11 @@ function report(cell: Cell, setting: CellSetting, sides: readonly Side[]): strin
         : cell.target === 'throughput'
           ? `; ${fixed(median(side.rounds.map((round, index) => round.requestsPerSecond / (streamedRounds[index]?.requestsPerSecond ?? Number.NaN))), 3)}x the direct streamed calls'`
           : `; ${signed(median(side.rounds.map((round, index) => roundP50(round) - roundP50(streamedRounds[index]))))} ms over the direct streamed calls`;
-    const cpuOverProxy = proxy === undefined || side.pid === undefined ? undefined : side.cpuMs / answeredBy(side) / (proxy.cpuMs / answeredBy(proxy));
     if (setting.judgedAgainst === 'proxy' && proxy !== undefined) {
       if (!likeForLike) {
-        const cpu = cpuOverProxy === undefined ? '' : `; CPU a call ${fixed(cpuOverProxy, 2)}x the proxy's`;
         const figure = cell.target === 'throughput' ? 'req/s' : 'p50';
         verdicts.push(
-          `${label} (the engine streams for it, for the proxy not: no target, see '${targetNames.syncWhole}'): ${againstDirect}; ${overProxy(figure)}${overStreamed}${cpu}`,
+          `${label} (the engine streams for it, for the proxy not: no target, see '${targetNames.syncWhole}'): ${againstDirect}; ${overProxy(figure)}${overStreamed}${cpuBesideProxy(side)}`,
         );
         continue;
       }
@@ -234,12 +249,11 @@ function report(cell: Cell, setting: CellSetting, sides: readonly Side[]): strin
         cell.target === 'throughput'
           ? judged(overProxy('req/s'), median(ratiosTo(side, proxy.rounds)) >= setting.minimumRatio, `>= ${setting.minimumRatio}x`)
           : judged(overProxy('p50'), addedOver(side, proxy.rounds) <= maxAddedOverProxyMs, `<= +${maxAddedOverProxyMs} ms`);
+      const ratio = cpuOverProxy(side);
       const cpu =
-        cpuOverProxy === undefined
-          ? ''
-          : proxy.cpuMs < minimumProxyCpuMs
-            ? `; CPU a call ${proxy.cpuMs > 0 ? `${fixed(cpuOverProxy, 2)}x the proxy's ` : ''}(too few of the proxy's CPU ticks to judge)`
-            : `; CPU a call ${judged(`${fixed(cpuOverProxy, 2)}x the proxy's`, cpuOverProxy <= maxCpuOverProxy, `<= ${maxCpuOverProxy}x`)}`;
+        ratio === undefined || proxy.cpuMs < minimumProxyCpuMs
+          ? cpuBesideProxy(side)
+          : `; CPU a call ${judged(`${fixed(ratio, 2)}x the proxy's`, ratio <= maxCpuOverProxy, `<= ${maxCpuOverProxy}x`)}`;
       verdicts.push(`${label} (like-for-like with the proxy): ${againstDirect}; ${hop}${cpu}`);
       continue;
     }
