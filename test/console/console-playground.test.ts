@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
 import { chooseOption, ensureConsoleBuilt, launchBrowser, openWatchedPage, signIn, viewports, visit, type WatchedPage } from '../helpers/console-browser.ts';
 import { sseReply, startFakeOpenAiServer, vllmChunk, vllmUsageChunk, type FakeOpenAiServer } from '../helpers/fake-openai-server.ts';
@@ -142,9 +143,20 @@ describe('operator console: the playground', () => {
     const spend = `0.${String(spendMicros).padStart(6, '0')}`;
     assert.equal(spend, '0.000122');
 
-    // The ledger and the hourly request counts are written in batches: the overview shows the call once they are.
-    await Promise.all([test.platform.usage.flush(), test.platform.requestCounts.flush()]);
-    assert.deepEqual(await overviewFigures(watched), {
+    // The ledger and the hourly request counts are written in batches, and the call is recorded when
+    // its response ends, which can come just after the page shows the last chunk: written out again
+    // until the overview shows the call (for up to 15 s), then compared.
+    const flushedOverview = async () => {
+      await Promise.all([test.platform.usage.flush(), test.platform.requestCounts.flush()]);
+      return overviewFigures(watched);
+    };
+    const deadline = Date.now() + 15_000;
+    let figures = await flushedOverview();
+    while ((figures.calls !== '1 call' || figures.requests !== '1 request') && Date.now() < deadline) {
+      await delay(200);
+      figures = await flushedOverview();
+    }
+    assert.deepEqual(figures, {
       calls: '1 call',
       tokens: '19 tokens',
       spend: `${spend} EUR spent`,
